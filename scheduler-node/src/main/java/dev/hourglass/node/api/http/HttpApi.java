@@ -1,0 +1,97 @@
+package dev.hourglass.node.api.http;
+
+import dev.hourglass.api.ErrorCode;
+import dev.hourglass.api.HourglassException;
+import dev.hourglass.node.catalog.ServiceCommands;
+import dev.hourglass.node.catalog.ServiceRepository;
+import dev.hourglass.node.job.JobRepository;
+import dev.hourglass.node.manage.JobManager;
+import dev.hourglass.node.metrics.FiringMetrics;
+import dev.hourglass.node.tenant.Tenants;
+import io.javalin.Javalin;
+import io.javalin.http.HttpResponseException;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.apache.ibatis.exceptions.PersistenceException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP front door (SPEC §3) on Javalin. Errors are mapped here, once: {@link HourglassException}
+ * to its code's status; a database failure to 503 UNAVAILABLE (the request may be retried: nothing
+ * was acknowledged); anything else to 500 INTERNAL.
+ */
+public final class HttpApi implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
+
+    private final Javalin app;
+
+    public HttpApi(
+            String host,
+            int port,
+            long maxRequestBytes,
+            JobManager jobs,
+            JobRepository jobRepository,
+            ServiceCommands services,
+            ServiceRepository serviceRepository,
+            Tenants tenants,
+            NodeStatus node,
+            FiringMetrics metrics,
+            PrometheusMeterRegistry prometheus) {
+        Callers callers = new Callers(tenants);
+        JobRoutes jobRoutes = new JobRoutes(jobs, callers);
+        ServiceRoutes serviceRoutes = new ServiceRoutes(services, serviceRepository, callers);
+        AppRoutes appRoutes = new AppRoutes(tenants, callers);
+        OpsRoutes opsRoutes = new OpsRoutes(node, jobRepository, metrics, prometheus, callers);
+        this.app = Javalin.create(cfg -> {
+            cfg.startup.showJavalinBanner = false;
+            cfg.startup.showOldJavalinVersionWarning = false;
+            cfg.jetty.host = host;
+            cfg.jetty.port = port;
+            cfg.http.maxRequestSize = maxRequestBytes;
+            cfg.http.defaultContentType = "application/json";
+            jobRoutes.register(cfg.routes);
+            serviceRoutes.register(cfg.routes);
+            appRoutes.register(cfg.routes);
+            opsRoutes.register(cfg.routes);
+            cfg.routes.exception(
+                    HourglassException.class,
+                    (e, ctx) -> Respond.json(
+                            ctx, e.code().httpStatus(), Json.error(e.code().name(), e.getMessage(), e.field())));
+            cfg.routes.exception(HttpResponseException.class, (e, ctx) -> {
+                ErrorCode code = e.getStatus() == 413 ? ErrorCode.PAYLOAD_TOO_LARGE : codeOf(e.getStatus());
+                Respond.json(ctx, e.getStatus(), Json.error(code.name(), e.getMessage(), null));
+            });
+            cfg.routes.exception(PersistenceException.class, (e, ctx) -> {
+                LOG.warn("database error on {} {}: {}", ctx.method(), ctx.path(), e.toString());
+                Respond.json(ctx, 503, Json.error(ErrorCode.UNAVAILABLE.name(), "the database is not available", null));
+            });
+            cfg.routes.exception(Exception.class, (e, ctx) -> {
+                LOG.error("unexpected error on {} {}", ctx.method(), ctx.path(), e);
+                Respond.json(ctx, 500, Json.error("INTERNAL", "internal error", null));
+            });
+        });
+    }
+
+    private static ErrorCode codeOf(int status) {
+        for (ErrorCode c : ErrorCode.values()) {
+            if (c.httpStatus() == status) {
+                return c;
+            }
+        }
+        return ErrorCode.INVALID_ARGUMENT;
+    }
+
+    public HttpApi start() {
+        app.start();
+        return this;
+    }
+
+    public int port() {
+        return app.port();
+    }
+
+    @Override
+    public void close() {
+        app.stop();
+    }
+}

@@ -1,0 +1,256 @@
+package dev.hourglass.node.api.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hourglass.api.CallbackStatus;
+import dev.hourglass.api.HourglassException;
+import dev.hourglass.api.JobChange;
+import dev.hourglass.api.JobState;
+import dev.hourglass.api.JobSubmission;
+import dev.hourglass.api.ResultReport;
+import dev.hourglass.node.job.Job;
+import dev.hourglass.node.job.JobPage;
+import dev.hourglass.node.job.JobQuery;
+import dev.hourglass.node.job.JobRepository;
+import dev.hourglass.node.manage.Caller;
+import dev.hourglass.node.manage.JobManager;
+import dev.hourglass.node.manage.Names;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/** {@code /api/v1/jobs}: SPEC §3 "Jobs". */
+final class JobRoutes {
+    private static final Set<String> SUBMIT_FIELDS = Set.of(
+            "service",
+            "fireAt",
+            "delayMs",
+            "payload",
+            "bizKey",
+            "attributes",
+            "maxAttempts",
+            "timeoutMs",
+            "expireAfterMs",
+            "app");
+    private static final Set<String> PATCH_FIELDS = Set.of("fireAt", "delayMs", "payload", "attributes");
+    private static final Set<String> RETRY_FIELDS = Set.of("fireAt", "delayMs");
+    private static final Set<String> RESULT_FIELDS = Set.of("attempt", "status", "message", "retryAfterMs");
+
+    private final JobManager jobs;
+    private final Callers callers;
+
+    JobRoutes(JobManager jobs, Callers callers) {
+        this.jobs = jobs;
+        this.callers = callers;
+    }
+
+    void register(RoutesConfig r) {
+        r.post("/api/v1/jobs", this::submit);
+        r.post("/api/v1/jobs/batch", this::submitBatch);
+        r.get("/api/v1/jobs", this::search);
+        r.get("/api/v1/jobs/{id}", ctx -> Respond.ok(ctx, Json.job(jobs.get(callers.of(ctx), id(ctx)))));
+        r.patch("/api/v1/jobs/{id}", this::reschedule);
+        r.delete("/api/v1/jobs/{id}", ctx -> Respond.ok(ctx, Json.job(jobs.cancel(callers.of(ctx), id(ctx)))));
+        r.post("/api/v1/jobs/{id}/fire", ctx -> Respond.ok(ctx, Json.job(jobs.fireNow(callers.of(ctx), id(ctx)))));
+        r.post("/api/v1/jobs/{id}/retry", this::retry);
+        r.post("/api/v1/jobs/{id}/result", this::result);
+        r.get("/api/v1/jobs/{id}/executions", ctx -> {
+            List<JsonNode> items = new ArrayList<>();
+            jobs.executions(callers.of(ctx), id(ctx)).forEach(e -> items.add(Json.execution(e)));
+            Respond.ok(ctx, Json.items(items));
+        });
+    }
+
+    /** An id that is not a number names no job: 404, like any unknown id. */
+    private static long id(Context ctx) {
+        String raw = ctx.pathParam("id");
+        try {
+            return Long.parseLong(raw);
+        } catch (NumberFormatException e) {
+            throw HourglassException.notFound("job " + raw + " not found");
+        }
+    }
+
+    private void submit(Context ctx) {
+        Caller caller = callers.of(ctx);
+        JsonNode body = Json.parse(ctx.body());
+        JsonFields f = JsonFields.of(body, SUBMIT_FIELDS);
+        String app = callers.actingApp(ctx, caller, f.string("app"));
+        JobRepository.Inserted inserted = jobs.submit(app, submission(f));
+        Respond.json(ctx, inserted.created() ? 201 : 200, Json.job(inserted.job()));
+    }
+
+    private void submitBatch(Context ctx) {
+        Caller caller = callers.of(ctx);
+        JsonFields f = JsonFields.of(Json.parse(ctx.body()), Set.of("jobs", "app"));
+        String app = callers.actingApp(ctx, caller, f.string("app"));
+        JsonNode list = f.raw("jobs");
+        if (list == null || !list.isArray()) {
+            throw HourglassException.invalid("jobs", "jobs must be a list");
+        }
+        List<JobSubmission> submissions = new ArrayList<>(list.size());
+        List<HourglassException> parseErrors = new ArrayList<>(list.size());
+        for (JsonNode item : list) {
+            try {
+                submissions.add(submission(JsonFields.of(item, SUBMIT_FIELDS)));
+                parseErrors.add(null);
+            } catch (HourglassException e) {
+                submissions.add(null);
+                parseErrors.add(e);
+            }
+        }
+        if (submissions.isEmpty()) {
+            throw HourglassException.invalid("jobs", "jobs must not be empty");
+        }
+        if (submissions.size() > jobs.limits().maxBatch()) {
+            throw HourglassException.invalid("jobs", "at most " + jobs.limits().maxBatch() + " jobs per batch");
+        }
+        List<JobSubmission> parsed = submissions.stream().filter(s -> s != null).toList();
+        List<JobManager.BatchOutcome> stored = parsed.isEmpty() ? List.of() : jobs.submitBatch(app, parsed);
+        ObjectNode out = Json.object();
+        ArrayNode results = out.putArray("results");
+        int k = 0;
+        for (HourglassException parseError : parseErrors) {
+            HourglassException error = parseError;
+            if (error == null) {
+                JobManager.BatchOutcome r = stored.get(k++);
+                if (r.job() != null) {
+                    results.add(Json.object().set("job", Json.job(r.job())));
+                    continue;
+                }
+                error = r.error();
+            }
+            results.add(Json.error(error.code().name(), error.getMessage(), error.field()));
+        }
+        Respond.ok(ctx, out);
+    }
+
+    static JobSubmission submission(JsonFields f) {
+        JobSubmission s = new JobSubmission()
+                .setService(f.string("service"))
+                .setFireAt(f.time("fireAt"))
+                .setDelayMs(f.integer("delayMs"))
+                .setPayload(f.has("payload") ? f.raw("payload").toString() : "null")
+                .setBizKey(f.string("bizKey"))
+                .setAttributes(f.stringMap("attributes"))
+                .setMaxAttempts(f.int32("maxAttempts"))
+                .setTimeoutMs(f.integer("timeoutMs"))
+                .setExpireAfterMs(f.integer("expireAfterMs"));
+        return s;
+    }
+
+    private void search(Context ctx) {
+        Caller caller = callers.of(ctx);
+        String app = callers.scope(ctx, caller);
+        int limit = intParam(ctx, "limit", 50);
+        if (limit < 1 || limit > 500) {
+            throw HourglassException.invalid("limit", "limit must be in 1..500");
+        }
+        String bizKey = Names.requireBizKey(ctx.queryParam("bizKey"));
+        JobState state = null;
+        if (ctx.queryParam("state") != null) {
+            try {
+                state = JobState.valueOf(ctx.queryParam("state").toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw HourglassException.invalid("state", "state must be one of " + List.of(JobState.values()));
+            }
+        }
+        String cursor = ctx.queryParam("cursor");
+        if (cursor != null && !cursor.matches("[LF]\\d{1,19}")) {
+            throw HourglassException.invalid("cursor", "cursor is not one this API gave");
+        }
+        JobPage page = jobs.search(new JobQuery(
+                app,
+                bizKey,
+                state,
+                ctx.queryParam("service"),
+                timeParam(ctx, "fireFrom"),
+                timeParam(ctx, "fireTo"),
+                limit,
+                cursor));
+        List<JsonNode> items = new ArrayList<>();
+        for (Job j : page.items()) {
+            items.add(Json.job(j));
+        }
+        ObjectNode out = Json.items(items);
+        out.put("nextCursor", page.nextCursor());
+        Respond.ok(ctx, out);
+    }
+
+    private static int intParam(Context ctx, String name, int dflt) {
+        String v = ctx.queryParam(name);
+        if (v == null) {
+            return dflt;
+        }
+        try {
+            return Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            throw HourglassException.invalid(name, name + " must be a whole number");
+        }
+    }
+
+    private static Long timeParam(Context ctx, String name) {
+        String v = ctx.queryParam(name);
+        if (v == null) {
+            return null;
+        }
+        JsonNode node = v.matches("-?\\d+")
+                ? Json.MAPPER.getNodeFactory().numberNode(Long.parseLong(v))
+                : Json.MAPPER.getNodeFactory().textNode(v);
+        ObjectNode holder = Json.object();
+        holder.set(name, node);
+        Instant t = JsonFields.of(holder, Set.of(name)).time(name);
+        return t.toEpochMilli();
+    }
+
+    private void reschedule(Context ctx) {
+        Caller caller = callers.of(ctx);
+        JsonFields f = JsonFields.of(Json.parse(ctx.body()), PATCH_FIELDS);
+        JobChange change = new JobChange()
+                .setFireAt(f.time("fireAt"))
+                .setDelayMs(f.integer("delayMs"))
+                .setPayload(f.has("payload") ? f.raw("payload").toString() : null)
+                .setAttributes(f.stringMap("attributes"));
+        Respond.ok(ctx, Json.job(jobs.reschedule(caller, id(ctx), change)));
+    }
+
+    private void retry(Context ctx) {
+        Caller caller = callers.of(ctx);
+        String body = ctx.body();
+        Instant fireAt = null;
+        Long delayMs = null;
+        if (body != null && !body.isBlank()) {
+            JsonFields f = JsonFields.of(Json.parse(body), RETRY_FIELDS);
+            fireAt = f.time("fireAt");
+            delayMs = f.integer("delayMs");
+        }
+        Respond.ok(ctx, Json.job(jobs.retry(caller, id(ctx), fireAt, delayMs)));
+    }
+
+    private void result(Context ctx) {
+        Caller caller = callers.of(ctx);
+        JsonFields f = JsonFields.of(Json.parse(ctx.body()), RESULT_FIELDS);
+        Integer attempt = f.int32("attempt");
+        if (attempt == null) {
+            throw HourglassException.invalid("attempt", "attempt is required");
+        }
+        String status = f.string("status");
+        CallbackStatus s;
+        try {
+            s = status == null ? null : CallbackStatus.valueOf(status);
+        } catch (IllegalArgumentException e) {
+            throw HourglassException.invalid("status", "status must be SUCCESS, RETRY or FAIL");
+        }
+        ResultReport report = new ResultReport()
+                .setAttempt(attempt)
+                .setStatus(s)
+                .setMessage(f.string("message"))
+                .setRetryAfterMs(f.integer("retryAfterMs"));
+        Respond.ok(ctx, Json.job(jobs.reportResult(caller, id(ctx), report)));
+    }
+}

@@ -1,0 +1,141 @@
+package dev.hourglass.node.api.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.util.RawValue;
+import dev.hourglass.api.HourglassException;
+import dev.hourglass.node.catalog.ServiceDefinition;
+import dev.hourglass.node.job.Execution;
+import dev.hourglass.node.job.Job;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Map;
+
+/** The API's JSON: one ObjectMapper, the wire shapes of SPEC §3, and the time format. */
+final class Json {
+    static final ObjectMapper MAPPER = new ObjectMapper();
+
+    /** ISO-8601 UTC with milliseconds, always: 2026-11-21T15:30:00.000Z. */
+    private static final DateTimeFormatter TIME =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
+
+    private Json() {}
+
+    static String time(long epochMs) {
+        return TIME.format(Instant.ofEpochMilli(epochMs));
+    }
+
+    static ObjectNode object() {
+        return MAPPER.createObjectNode();
+    }
+
+    static ArrayNode array() {
+        return MAPPER.createArrayNode();
+    }
+
+    static JsonNode parse(String body) {
+        if (body == null || body.isBlank()) {
+            throw HourglassException.invalid(null, "a JSON body is required");
+        }
+        try {
+            return MAPPER.readTree(body);
+        } catch (JsonProcessingException e) {
+            throw HourglassException.invalid(null, "malformed JSON: " + e.getOriginalMessage());
+        }
+    }
+
+    static ObjectNode job(Job job) {
+        ObjectNode n = object();
+        n.put("id", Long.toString(job.id()));
+        n.put("app", job.app());
+        n.put("service", job.service());
+        n.put("bizKey", job.bizKey());
+        n.put("state", job.state().name());
+        n.put("fireAt", time(job.fireAt()));
+        n.put("createdAt", time(job.createdAt()));
+        n.put("updatedAt", time(job.updatedAt()));
+        n.put("attempts", job.attempts());
+        n.put("maxAttempts", job.maxAttempts());
+        n.put("timeoutMs", job.timeoutMs());
+        if (job.expireAfterMs() == null) {
+            n.putNull("expireAfterMs");
+        } else {
+            n.put("expireAfterMs", job.expireAfterMs());
+        }
+        n.putRawValue("payload", new RawValue(job.payload()));
+        ObjectNode attributes = n.putObject("attributes");
+        job.attributes().forEach(attributes::put);
+        n.put("lastError", job.lastError());
+        n.put("shard", job.shard());
+        return n;
+    }
+
+    static ObjectNode execution(Execution e) {
+        ObjectNode n = object();
+        n.put("attempt", e.attempt());
+        n.put("node", e.node());
+        n.put("firedAt", time(e.firedAt()));
+        n.put("finishedAt", e.finishedAt() == null ? null : time(e.finishedAt()));
+        n.put("latenessMs", e.latenessMs());
+        n.put("outcome", e.outcome() == null ? null : e.outcome().name());
+        n.put("message", e.message());
+        return n;
+    }
+
+    static ObjectNode service(ServiceDefinition s) {
+        ObjectNode n = object();
+        n.put("name", s.name());
+        n.put("app", s.app());
+        n.put("protocol", s.protocol().name());
+        n.put("topic", s.topic());
+        n.put("url", s.url());
+        n.put("dubboGroup", s.dubboGroup());
+        n.put("dubboVersion", s.dubboVersion());
+        n.put("maxAttempts", s.maxAttempts());
+        n.put("timeoutMs", s.timeoutMs());
+        ObjectNode backoff = n.putObject("backoff");
+        backoff.put("initialMs", s.backoff().initialMs());
+        backoff.put("multiplier", s.backoff().multiplier());
+        backoff.put("maxMs", s.backoff().maxMs());
+        n.put("ackMode", s.ackMode().name());
+        n.put("maxInFlight", s.maxInFlight());
+        n.put("signingSecret", s.signingSecret());
+        if (s.alert() == null) {
+            n.putNull("alert");
+        } else {
+            ObjectNode alert = n.putObject("alert");
+            alert.put("failures", s.alert().failures());
+            alert.put("windowSeconds", s.alert().windowSeconds());
+            alert.put("webhook", s.alert().webhook());
+        }
+        n.put("createdAt", time(s.createdAt()));
+        n.put("updatedAt", time(s.updatedAt()));
+        return n;
+    }
+
+    static ObjectNode error(String code, String message, String field) {
+        ObjectNode n = object();
+        ObjectNode e = n.putObject("error");
+        e.put("code", code);
+        e.put("message", message);
+        if (field != null) {
+            e.put("field", field);
+        }
+        return n;
+    }
+
+    static ObjectNode items(Iterable<? extends JsonNode> items) {
+        ObjectNode n = object();
+        ArrayNode a = n.putArray("items");
+        items.forEach(a::add);
+        return n;
+    }
+
+    static ObjectNode map(Map<String, ?> values) {
+        return MAPPER.valueToTree(values);
+    }
+}

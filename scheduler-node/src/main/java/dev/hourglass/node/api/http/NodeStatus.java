@@ -1,0 +1,22 @@
+package dev.hourglass.node.api.http;
+
+import java.util.List;
+
+/** What the operations endpoints show of this node; supplied by the composition root. */
+public interface NodeStatus {
+    String nodeId();
+
+    String address();
+
+    boolean isReady();
+
+    List<Integer> ownedShards();
+
+    int shardCount();
+
+    int inMemory();
+
+    int inFlight();
+
+    long watermark();
+}

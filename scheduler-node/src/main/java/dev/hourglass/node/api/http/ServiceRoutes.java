@@ -1,0 +1,104 @@
+package dev.hourglass.node.api.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.hourglass.node.catalog.AlertPolicy;
+import dev.hourglass.node.catalog.ServiceCommands;
+import dev.hourglass.node.catalog.ServiceRepository;
+import dev.hourglass.node.catalog.ServiceSpec;
+import dev.hourglass.node.manage.Caller;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/** {@code /api/v1/services}: SPEC §3 "Services". */
+final class ServiceRoutes {
+    private static final Set<String> FIELDS = Set.of(
+            "name",
+            "app",
+            "protocol",
+            "topic",
+            "url",
+            "dubboGroup",
+            "dubboVersion",
+            "maxAttempts",
+            "timeoutMs",
+            "backoff",
+            "ackMode",
+            "maxInFlight",
+            "signingSecret",
+            "alert",
+            "createdAt",
+            "updatedAt");
+
+    private final ServiceCommands commands;
+    private final ServiceRepository repository;
+    private final Callers callers;
+
+    ServiceRoutes(ServiceCommands commands, ServiceRepository repository, Callers callers) {
+        this.commands = commands;
+        this.repository = repository;
+        this.callers = callers;
+    }
+
+    void register(RoutesConfig r) {
+        r.put("/api/v1/services/{name}", this::put);
+        r.get("/api/v1/services", this::list);
+        r.get("/api/v1/services/{name}", ctx -> {
+            Caller caller = callers.of(ctx);
+            String app = callers.actingApp(ctx, caller, null);
+            Respond.ok(ctx, Json.service(commands.get(app, ctx.pathParam("name"))));
+        });
+        r.delete("/api/v1/services/{name}", ctx -> {
+            Caller caller = callers.of(ctx);
+            String app = callers.actingApp(ctx, caller, null);
+            commands.delete(app, ctx.pathParam("name"));
+            ctx.status(204);
+        });
+    }
+
+    private void put(Context ctx) {
+        Caller caller = callers.of(ctx);
+        JsonFields f = JsonFields.of(Json.parse(ctx.body()), FIELDS);
+        String app = callers.actingApp(ctx, caller, f.string("app"));
+        String name = ctx.pathParam("name");
+        String bodyName = f.string("name");
+        if (bodyName != null && !bodyName.equals(name)) {
+            throw dev.hourglass.api.HourglassException.invalid("name", "name in the body differs from the path");
+        }
+        JsonFields backoff = f.object("backoff", Set.of("initialMs", "multiplier", "maxMs"));
+        JsonFields alert = f.object("alert", Set.of("failures", "windowSeconds", "webhook"));
+        AlertPolicy alertPolicy = null;
+        if (alert != null) {
+            Integer failures = alert.int32("failures");
+            Integer window = alert.int32("windowSeconds");
+            alertPolicy = new AlertPolicy(
+                    failures == null ? 10 : failures, window == null ? 300 : window, alert.string("webhook"));
+        }
+        ServiceSpec spec = new ServiceSpec(
+                f.string("protocol"),
+                f.string("topic"),
+                f.string("url"),
+                f.string("dubboGroup"),
+                f.string("dubboVersion"),
+                f.int32("maxAttempts"),
+                f.integer("timeoutMs"),
+                backoff == null ? null : backoff.integer("initialMs"),
+                backoff == null ? null : backoff.decimal("multiplier"),
+                backoff == null ? null : backoff.integer("maxMs"),
+                f.string("ackMode"),
+                f.int32("maxInFlight"),
+                f.string("signingSecret"),
+                alertPolicy);
+        Respond.ok(ctx, Json.service(commands.put(app, name, spec)));
+    }
+
+    private void list(Context ctx) {
+        Caller caller = callers.of(ctx);
+        String app = callers.scope(ctx, caller);
+        List<JsonNode> items = new ArrayList<>();
+        repository.list(app).forEach(s -> items.add(Json.service(s)));
+        Respond.ok(ctx, Json.items(items));
+    }
+}

@@ -1,0 +1,256 @@
+package dev.hourglass.node.boot;
+
+import dev.hourglass.node.api.http.HttpApi;
+import dev.hourglass.node.api.http.NodeStatus;
+import dev.hourglass.node.catalog.Protocol;
+import dev.hourglass.node.catalog.ServiceCatalog;
+import dev.hourglass.node.catalog.ServiceCommands;
+import dev.hourglass.node.config.ConfigException;
+import dev.hourglass.node.config.NodeConfig;
+import dev.hourglass.node.dispatch.DispatchRouter;
+import dev.hourglass.node.dispatch.http.CallbackAllowList;
+import dev.hourglass.node.dispatch.http.HttpCallbackDispatcher;
+import dev.hourglass.node.firing.EngineSettings;
+import dev.hourglass.node.firing.FiringEngine;
+import dev.hourglass.node.job.JobIdGenerator;
+import dev.hourglass.node.manage.JobManager;
+import dev.hourglass.node.manage.Limits;
+import dev.hourglass.node.metrics.FiringMetrics;
+import dev.hourglass.node.shard.ShardOwnership;
+import dev.hourglass.node.shard.ShardPlacement;
+import dev.hourglass.node.store.mybatis.Database;
+import dev.hourglass.node.store.mybatis.MyBatisAppRepository;
+import dev.hourglass.node.store.mybatis.MyBatisAttemptStore;
+import dev.hourglass.node.store.mybatis.MyBatisJobMutations;
+import dev.hourglass.node.store.mybatis.MyBatisJobRepository;
+import dev.hourglass.node.store.mybatis.MyBatisServiceRepository;
+import dev.hourglass.node.tenant.Tenants;
+import dev.hourglass.node.tenant.Tokens;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.EnumSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The composition root: the one place that builds adapters and wires them into the core. A node
+ * is started with {@link #start}; {@link #close} stops it gracefully, {@link #halt} stops it the
+ * way a crash would (tests).
+ */
+public final class HourglassNode implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(HourglassNode.class);
+
+    private final NodeConfig config;
+    private final String nodeId;
+    private final String adminToken;
+    private final Database database;
+    private final FiringEngine engine;
+    private final DispatchRouter dispatch;
+    private final HttpApi http;
+    private volatile boolean ready;
+
+    private HourglassNode(NodeConfig config, Clock clock) {
+        this.config = config;
+        this.nodeId = config.nodeId != null
+                ? config.nodeId
+                : "node-"
+                        + HexFormat.of()
+                                .toHexDigits(ThreadLocalRandom.current().nextInt())
+                                .substring(2);
+        this.adminToken = config.adminToken != null ? config.adminToken : adminTokenInDataDir(Path.of(config.dataDir));
+        this.database = openDatabase(config);
+        try {
+            var sessions = database.sessions();
+            var jobRepository = new MyBatisJobRepository(sessions);
+            var serviceRepository = new MyBatisServiceRepository(sessions);
+            var catalog = new ServiceCatalog(serviceRepository);
+            var allowList = new CallbackAllowList(config.callbackAllow);
+            this.dispatch = new DispatchRouter().register(Protocol.HTTP, new HttpCallbackDispatcher(allowList, clock));
+            var shards = ShardOwnership.all(config.cluster.shards);
+            var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            var metrics = new FiringMetrics(registry);
+            var e = config.engine;
+            this.engine = new FiringEngine(
+                    new MyBatisAttemptStore(sessions, nodeId),
+                    catalog,
+                    dispatch,
+                    shards,
+                    clock,
+                    new EngineSettings(
+                            e.loadWindowMs,
+                            e.loadIntervalMs,
+                            e.catchUpIntervalMs,
+                            e.timeoutSweepIntervalMs,
+                            e.indexCapacity,
+                            e.claimBatch,
+                            e.claimThreads,
+                            e.resultBatch),
+                    nodeId,
+                    metrics);
+            var l = config.limits;
+            var jobs = new JobManager(
+                    jobRepository,
+                    new MyBatisJobMutations(sessions, nodeId),
+                    catalog,
+                    engine,
+                    new ShardPlacement(config.cluster.shards),
+                    shards,
+                    new JobIdGenerator(clock, Math.floorMod(nodeId.hashCode(), 1024)),
+                    new Limits(l.maxPayloadBytes, l.maxFireAheadMs, l.maxBatch, l.maxAttributes),
+                    clock);
+            var services = new ServiceCommands(catalog, allowList, EnumSet.of(Protocol.HTTP), clock);
+            var tenants = new Tenants(new MyBatisAppRepository(sessions), adminToken, clock);
+            engine.start();
+            this.http = new HttpApi(
+                            config.http.host,
+                            config.http.port,
+                            config.http.maxRequestBytes,
+                            jobs,
+                            jobRepository,
+                            services,
+                            serviceRepository,
+                            tenants,
+                            new Status(shards),
+                            metrics,
+                            registry)
+                    .start();
+            ready = true;
+        } catch (RuntimeException ex) {
+            database.close();
+            throw ex;
+        }
+    }
+
+    public static HourglassNode start(NodeConfig config) {
+        return start(config, Clock.systemUTC());
+    }
+
+    public static HourglassNode start(NodeConfig config, Clock clock) {
+        config.validate();
+        return new HourglassNode(config, clock);
+    }
+
+    private static Database openDatabase(NodeConfig config) {
+        if (config.isStandalone()) {
+            Path dir = Path.of(config.dataDir).toAbsolutePath();
+            String url = "jdbc:h2:file:" + dir.resolve("hourglass") + ";MODE=MySQL;DATABASE_TO_LOWER=TRUE"
+                    + ";CASE_INSENSITIVE_IDENTIFIERS=TRUE;DEFAULT_NULL_ORDERING=HIGH";
+            LOG.info("standalone: embedded H2 database in {}", dir);
+            return new Database(url, "sa", "", config.database.poolSize);
+        }
+        return new Database(
+                config.database.url, config.database.user, config.database.password, config.database.poolSize);
+    }
+
+    /** SPEC §8: generated at first start, printed, kept in the data dir. */
+    private static String adminTokenInDataDir(Path dataDir) {
+        Path file = dataDir.resolve("admin-token");
+        try {
+            if (Files.exists(file)) {
+                return Files.readString(file, StandardCharsets.UTF_8).trim();
+            }
+            Files.createDirectories(dataDir);
+            String token = Tokens.newToken();
+            Files.writeString(file, token + "\n", StandardCharsets.UTF_8);
+            return token;
+        } catch (IOException e) {
+            throw new ConfigException("cannot keep the admin token in " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    public String nodeId() {
+        return nodeId;
+    }
+
+    public String adminToken() {
+        return adminToken;
+    }
+
+    public int httpPort() {
+        return http.port();
+    }
+
+    public String baseUrl() {
+        String host = "0.0.0.0".equals(config.http.host) ? "127.0.0.1" : config.http.host;
+        return "http://" + host + ":" + httpPort();
+    }
+
+    public boolean isReady() {
+        return ready;
+    }
+
+    /** Graceful: stops accepting, lets deliveries under way finish, writes their results. */
+    @Override
+    public void close() {
+        ready = false;
+        http.close();
+        engine.stop(config.engine.shutdownGraceMs);
+        dispatch.close();
+        database.close();
+    }
+
+    /** Stops everything at once, writing nothing more: what kill -9 leaves behind, for tests. */
+    public void halt() {
+        ready = false;
+        engine.halt();
+        http.close();
+        dispatch.close();
+        database.close();
+    }
+
+    private final class Status implements NodeStatus {
+        private final ShardOwnership shards;
+
+        Status(ShardOwnership shards) {
+            this.shards = shards;
+        }
+
+        @Override
+        public String nodeId() {
+            return nodeId;
+        }
+
+        @Override
+        public String address() {
+            return baseUrl();
+        }
+
+        @Override
+        public boolean isReady() {
+            return ready && database.isReachable();
+        }
+
+        @Override
+        public List<Integer> ownedShards() {
+            return shards.current();
+        }
+
+        @Override
+        public int shardCount() {
+            return config.cluster.shards;
+        }
+
+        @Override
+        public int inMemory() {
+            return engine.inMemory();
+        }
+
+        @Override
+        public int inFlight() {
+            return engine.inFlight();
+        }
+
+        @Override
+        public long watermark() {
+            return engine.watermark();
+        }
+    }
+}

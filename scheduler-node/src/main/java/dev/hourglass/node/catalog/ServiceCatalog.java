@@ -1,0 +1,71 @@
+package dev.hourglass.node.catalog;
+
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The services every firing needs, held in memory so the hot path never reads them from the
+ * database. Changes made through this node apply at once; changes made through other nodes arrive
+ * with the next {@link #refresh()} (the engine calls it every few seconds). Thread-safe.
+ */
+public final class ServiceCatalog {
+    private static final Logger LOG = LoggerFactory.getLogger(ServiceCatalog.class);
+
+    private final ServiceRepository repository;
+    private volatile Map<String, ServiceDefinition> byKey = Map.of();
+
+    public ServiceCatalog(ServiceRepository repository) {
+        this.repository = repository;
+    }
+
+    public Optional<ServiceDefinition> find(String app, String name) {
+        ServiceDefinition cached = byKey.get(app + '/' + name);
+        if (cached != null) {
+            return Optional.of(cached);
+        }
+        Optional<ServiceDefinition> stored = repository.find(app, name);
+        stored.ifPresent(this::remember);
+        return stored;
+    }
+
+    public Optional<ServiceDefinition> findByKey(String serviceKey) {
+        int slash = serviceKey.indexOf('/');
+        return find(serviceKey.substring(0, slash), serviceKey.substring(slash + 1));
+    }
+
+    public ServiceDefinition put(ServiceDefinition service) {
+        ServiceDefinition stored = repository.put(service);
+        remember(stored);
+        return stored;
+    }
+
+    public boolean deleteIfIdle(String app, String name) {
+        boolean deleted = repository.deleteIfIdle(app, name);
+        if (deleted) {
+            Map<String, ServiceDefinition> copy = new ConcurrentHashMap<>(byKey);
+            copy.remove(app + '/' + name);
+            byKey = copy;
+        }
+        return deleted;
+    }
+
+    private synchronized void remember(ServiceDefinition service) {
+        Map<String, ServiceDefinition> copy = new ConcurrentHashMap<>(byKey);
+        copy.put(service.key(), service);
+        byKey = copy;
+    }
+
+    /** Reloads every service; on a database error keeps the last known set. */
+    public void refresh() {
+        try {
+            Map<String, ServiceDefinition> fresh = new ConcurrentHashMap<>();
+            repository.list(null).forEach(s -> fresh.put(s.key(), s));
+            byKey = fresh;
+        } catch (RuntimeException e) {
+            LOG.warn("service catalog refresh failed; keeping {} known services: {}", byKey.size(), e.toString());
+        }
+    }
+}

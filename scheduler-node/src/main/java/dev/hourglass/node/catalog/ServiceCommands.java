@@ -1,0 +1,166 @@
+package dev.hourglass.node.catalog;
+
+import dev.hourglass.api.HourglassException;
+import dev.hourglass.node.dispatch.http.CallbackAllowList;
+import dev.hourglass.node.job.Backoff;
+import dev.hourglass.node.manage.Names;
+import java.net.URI;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Creates, replaces and deletes services with the checks of SPEC §3. A protocol is accepted only
+ * when this node can deliver it ({@code supported}); the others are a 400 naming the protocol.
+ */
+public final class ServiceCommands {
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final ServiceCatalog catalog;
+    private final CallbackAllowList allowList;
+    private final Set<Protocol> supported;
+    private final Clock clock;
+
+    public ServiceCommands(ServiceCatalog catalog, CallbackAllowList allowList, Set<Protocol> supported, Clock clock) {
+        this.catalog = catalog;
+        this.allowList = allowList;
+        this.supported = supported;
+        this.clock = clock;
+    }
+
+    public ServiceDefinition put(String app, String name, ServiceSpec spec) {
+        Names.requireName("name", name);
+        Protocol protocol = protocol(spec.protocol());
+        String url = null;
+        String topic = null;
+        switch (protocol) {
+            case HTTP -> url = httpUrl(spec.url());
+            case KAFKA -> topic = required("topic", spec.topic());
+            case DUBBO -> {}
+        }
+        int maxAttempts = within("maxAttempts", spec.maxAttempts(), 5, 1, 1_000);
+        long timeoutMs = within("timeoutMs", spec.timeoutMs(), 30_000L, 1L, 86_400_000L);
+        long initial = within("backoff.initialMs", spec.backoffInitialMs(), 1_000L, 0L, 86_400_000L);
+        long max = within("backoff.maxMs", spec.backoffMaxMs(), Math.max(600_000L, initial), initial, 86_400_000L);
+        double multiplier = spec.backoffMultiplier() == null ? 2.0 : spec.backoffMultiplier();
+        if (multiplier < 1.0 || multiplier > 100.0) {
+            throw HourglassException.invalid("backoff.multiplier", "backoff.multiplier must be in 1.0..100.0");
+        }
+        AckMode ackMode = ackMode(spec.ackMode());
+        int maxInFlight = within("maxInFlight", spec.maxInFlight(), 1_000, 1, 100_000);
+        String secret = spec.signingSecret();
+        if (secret == null) {
+            secret = existingSecret(app, name);
+        } else if (secret.length() < 32 || secret.length() > 256) {
+            throw HourglassException.invalid("signingSecret", "signingSecret must be 32..256 characters");
+        }
+        AlertPolicy alert = spec.alert();
+        if (alert != null && (alert.failures() < 1 || alert.windowSeconds() < 1)) {
+            throw HourglassException.invalid("alert", "alert.failures and alert.windowSeconds must be positive");
+        }
+        long now = clock.millis();
+        return catalog.put(new ServiceDefinition(
+                app,
+                name,
+                protocol,
+                topic,
+                url,
+                spec.dubboGroup(),
+                spec.dubboVersion(),
+                maxAttempts,
+                timeoutMs,
+                new Backoff(initial, multiplier, max),
+                ackMode,
+                maxInFlight,
+                secret,
+                alert,
+                now,
+                now));
+    }
+
+    /** Keeps the secret of a replaced service unless a new one is given; generates one for a new service. */
+    private String existingSecret(String app, String name) {
+        return catalog.find(app, name).map(ServiceDefinition::signingSecret).orElseGet(() -> HexFormat.of()
+                .formatHex(randomBytes(24)));
+    }
+
+    private static byte[] randomBytes(int n) {
+        byte[] b = new byte[n];
+        RANDOM.nextBytes(b);
+        return b;
+    }
+
+    public void delete(String app, String name) {
+        catalog.find(app, name).orElseThrow(() -> HourglassException.notFound("service " + name + " not found"));
+        if (!catalog.deleteIfIdle(app, name)) {
+            throw HourglassException.conflict("service " + name + " still has live jobs");
+        }
+    }
+
+    public ServiceDefinition get(String app, String name) {
+        return catalog.find(app, name).orElseThrow(() -> HourglassException.notFound("service " + name + " not found"));
+    }
+
+    private Protocol protocol(String value) {
+        if (value == null) {
+            throw HourglassException.invalid("protocol", "protocol is required: HTTP, KAFKA or DUBBO");
+        }
+        Protocol p;
+        try {
+            p = Protocol.valueOf(value.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw HourglassException.invalid("protocol", "protocol must be HTTP, KAFKA or DUBBO");
+        }
+        if (!supported.contains(p)) {
+            throw HourglassException.invalid("protocol", "protocol " + p + " is not enabled on this node");
+        }
+        return p;
+    }
+
+    private String httpUrl(String value) {
+        String url = required("url", value);
+        URI uri;
+        try {
+            uri = URI.create(url);
+        } catch (IllegalArgumentException e) {
+            throw HourglassException.invalid("url", "url is not a valid URI");
+        }
+        if (!List.of("http", "https").contains(String.valueOf(uri.getScheme()).toLowerCase(Locale.ROOT))
+                || uri.getHost() == null) {
+            throw HourglassException.invalid("url", "url must be an absolute http(s) URL");
+        }
+        if (!allowList.allows(uri)) {
+            throw HourglassException.invalid("url", "host " + uri.getHost() + " is not on the callback allow-list");
+        }
+        return url;
+    }
+
+    private static AckMode ackMode(String value) {
+        if (value == null) {
+            return AckMode.AUTO;
+        }
+        try {
+            return AckMode.valueOf(value.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw HourglassException.invalid("ackMode", "ackMode must be AUTO or CONSUMER");
+        }
+    }
+
+    private static String required(String field, String value) {
+        if (value == null || value.isBlank()) {
+            throw HourglassException.invalid(field, field + " is required");
+        }
+        return value;
+    }
+
+    private static <T extends Comparable<T>> T within(String field, T value, T dflt, T min, T max) {
+        T v = value == null ? dflt : value;
+        if (v.compareTo(min) < 0 || v.compareTo(max) > 0) {
+            throw HourglassException.invalid(field, field + " must be in " + min + ".." + max);
+        }
+        return v;
+    }
+}

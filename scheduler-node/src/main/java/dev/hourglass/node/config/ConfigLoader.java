@@ -1,0 +1,73 @@
+package dev.hourglass.node.config;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/** Reads a {@link NodeConfig}: YAML file (optional), then {@code HOURGLASS_*} environment overrides, then validation. */
+public final class ConfigLoader {
+    private ConfigLoader() {}
+
+    public static NodeConfig load(Path file, Map<String, String> env) {
+        NodeConfig config = file == null ? new NodeConfig() : readYaml(file);
+        applyEnvironment(config, env);
+        config.validate();
+        return config;
+    }
+
+    static NodeConfig readYaml(Path file) {
+        ObjectMapper yaml =
+                new ObjectMapper(new YAMLFactory()).enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+        try {
+            if (Files.size(file) == 0) {
+                return new NodeConfig();
+            }
+            return yaml.readValue(file.toFile(), NodeConfig.class);
+        } catch (IOException e) {
+            throw new ConfigException("cannot read config file " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The variables of SPEC §8, plus HOURGLASS_HTTP_HOST. */
+    static void applyEnvironment(NodeConfig c, Map<String, String> env) {
+        set(env, "HOURGLASS_HTTP_PORT", v -> c.http.port = integer("HOURGLASS_HTTP_PORT", v));
+        set(env, "HOURGLASS_HTTP_HOST", v -> c.http.host = v);
+        set(env, "HOURGLASS_ADMIN_TOKEN", v -> c.adminToken = v);
+        set(env, "HOURGLASS_DATA_DIR", v -> c.dataDir = v);
+        set(env, "HOURGLASS_DB_URL", v -> c.database.url = v);
+        set(env, "HOURGLASS_DB_USER", v -> c.database.user = v);
+        set(env, "HOURGLASS_DB_PASSWORD", v -> c.database.password = v);
+        set(env, "HOURGLASS_ZK_CONNECT", v -> c.cluster.zkConnect = v);
+        set(env, "HOURGLASS_KAFKA_BOOTSTRAP", v -> c.cluster.kafkaBootstrap = v);
+        set(env, "HOURGLASS_DUBBO_PORT", v -> c.cluster.dubboPort = integer("HOURGLASS_DUBBO_PORT", v));
+        set(
+                env,
+                "HOURGLASS_CALLBACK_ALLOW",
+                v -> c.callbackAllow = Arrays.stream(v.split(","))
+                        .map(String::trim)
+                        .filter(s -> !s.isEmpty())
+                        .toList());
+        set(env, "HOURGLASS_NODE_ID", v -> c.nodeId = v);
+    }
+
+    private static void set(Map<String, String> env, String name, Consumer<String> apply) {
+        String v = env.get(name);
+        if (v != null && !v.isBlank()) {
+            apply.accept(v.trim());
+        }
+    }
+
+    private static int integer(String name, String value) {
+        try {
+            return Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new ConfigException(name + " must be a whole number, not '" + value + "'");
+        }
+    }
+}

@@ -1,0 +1,28 @@
+package dev.hourglass.node.firing;
+
+/**
+ * Tuning of the firing engine (validated by the node configuration).
+ *
+ * @param loadWindowMs jobs due within this much of now are held in memory
+ * @param loadIntervalMs how often the loader extends the window
+ * @param catchUpIntervalMs how often the catch-up sweep re-reads jobs due now or soon
+ * @param timeoutSweepIntervalMs how often RUNNING jobs past their deadline are looked for
+ * @param indexCapacity at most this many jobs in memory
+ * @param claimBatch at most this many jobs per claim transaction
+ * @param claimThreads claims in parallel
+ * @param resultBatch at most this many results per write
+ */
+public record EngineSettings(
+        long loadWindowMs,
+        long loadIntervalMs,
+        long catchUpIntervalMs,
+        long timeoutSweepIntervalMs,
+        int indexCapacity,
+        int claimBatch,
+        int claimThreads,
+        int resultBatch) {
+
+    public static EngineSettings defaults() {
+        return new EngineSettings(60_000, 1_000, 2_000, 1_000, 200_000, 500, 2, 500);
+    }
+}

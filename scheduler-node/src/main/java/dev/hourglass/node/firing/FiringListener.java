@@ -1,0 +1,14 @@
+package dev.hourglass.node.firing;
+
+import dev.hourglass.node.job.Job;
+
+/** Hears what the engine does, for metrics. Called on engine threads: must be quick and not throw. */
+public interface FiringListener {
+    /** A claimed attempt is about to be delivered; lateness is {@code firedAt - job.fireAt()}. */
+    default void fired(Job job, long firedAt) {}
+
+    /** An attempt's result was written. */
+    default void ended(AttemptResult result) {}
+
+    FiringListener NONE = new FiringListener() {};
+}

@@ -1,0 +1,85 @@
+package dev.hourglass.node.firing;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes attempt results in batches from one thread. A failed write (database down) is retried
+ * with the same batch until it succeeds or the node stops; results still queued at a crash are
+ * lost from memory only: their jobs are RUNNING in the database and the timeout sweep delivers them
+ * again with the next attempt number (at least once).
+ */
+final class OutcomeWriter implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(OutcomeWriter.class);
+
+    private final AttemptStore store;
+    private final Clock clock;
+    private final int batchSize;
+    private final Consumer<List<AttemptResult>> afterWrite;
+    private final LinkedBlockingQueue<AttemptResult> queue = new LinkedBlockingQueue<>();
+    private volatile boolean running = true;
+
+    OutcomeWriter(AttemptStore store, Clock clock, int batchSize, Consumer<List<AttemptResult>> afterWrite) {
+        this.store = store;
+        this.clock = clock;
+        this.batchSize = batchSize;
+        this.afterWrite = afterWrite;
+    }
+
+    void submit(AttemptResult result) {
+        queue.add(result);
+    }
+
+    int pending() {
+        return queue.size();
+    }
+
+    @Override
+    public void run() {
+        List<AttemptResult> batch = new ArrayList<>(batchSize);
+        while (running || !queue.isEmpty()) {
+            try {
+                if (batch.isEmpty()) {
+                    AttemptResult first = queue.poll(100, TimeUnit.MILLISECONDS);
+                    if (first == null) {
+                        continue;
+                    }
+                    batch.add(first);
+                    queue.drainTo(batch, batchSize - 1);
+                }
+                store.record(batch, clock.millis());
+                afterWrite.accept(batch);
+                batch = new ArrayList<>(batchSize);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                LOG.error("writing {} attempt results failed; retrying in 1 s: {}", batch.size(), e.toString());
+                if (!sleepQuietly(1_000)) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /** Asks the thread to finish once the queue is empty. */
+    void finish() {
+        running = false;
+    }
+
+    private static boolean sleepQuietly(long ms) {
+        try {
+            Thread.sleep(ms);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+}

@@ -1,0 +1,27 @@
+package dev.hourglass.node.job;
+
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Storage port for the management state changes. Each is one conditional update: it applies only
+ * from the source states {@link JobTransitions} allows, and returns the job as it is after the
+ * change, or empty when the job was not in such a state (or is another app's).
+ */
+public interface JobMutations {
+
+    /**
+     * Changes a DELAYED job. A null field keeps its value; a new fire time also moves the expiry.
+     */
+    Optional<Job> reschedule(
+            long id, String app, Long fireAt, String payload, Map<String, String> attributes, long now);
+
+    /** DELAYED or RUNNING to CANCELED (into the backlog). */
+    Optional<Job> cancel(long id, String app, long now);
+
+    /**
+     * FAILED, CANCELED or EXPIRED back to DELAYED at {@code fireAt} in shard {@code shard}, with a
+     * fresh attempt budget.
+     */
+    Optional<Job> revive(long id, String app, long fireAt, int shard, long now);
+}

@@ -1,0 +1,332 @@
+package dev.hourglass.node.manage;
+
+import dev.hourglass.api.CallbackStatus;
+import dev.hourglass.api.ErrorCode;
+import dev.hourglass.api.HourglassException;
+import dev.hourglass.api.JobChange;
+import dev.hourglass.api.JobState;
+import dev.hourglass.api.JobSubmission;
+import dev.hourglass.api.ResultReport;
+import dev.hourglass.node.catalog.ServiceCatalog;
+import dev.hourglass.node.catalog.ServiceDefinition;
+import dev.hourglass.node.firing.AttemptResult;
+import dev.hourglass.node.firing.FiringEngine;
+import dev.hourglass.node.job.AttemptOutcome;
+import dev.hourglass.node.job.Execution;
+import dev.hourglass.node.job.Job;
+import dev.hourglass.node.job.JobIdGenerator;
+import dev.hourglass.node.job.JobMutations;
+import dev.hourglass.node.job.JobPage;
+import dev.hourglass.node.job.JobQuery;
+import dev.hourglass.node.job.JobRepository;
+import dev.hourglass.node.job.NextStep;
+import dev.hourglass.node.job.RetryPolicy;
+import dev.hourglass.node.shard.ShardOwnership;
+import dev.hourglass.node.shard.ShardPlacement;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The job operations of the API, the same for HTTP and Dubbo: validates input (a bad input is a
+ * typed error and writes nothing), stores, and tells the firing engine about jobs that became due
+ * soon so they fire on time. Thread-safe.
+ */
+public final class JobManager {
+    private final JobRepository jobs;
+    private final JobMutations mutations;
+    private final ServiceCatalog catalog;
+    private final FiringEngine engine;
+    private final ShardPlacement placement;
+    private final ShardOwnership shards;
+    private final JobIdGenerator ids;
+    private final Limits limits;
+    private final Clock clock;
+
+    public JobManager(
+            JobRepository jobs,
+            JobMutations mutations,
+            ServiceCatalog catalog,
+            FiringEngine engine,
+            ShardPlacement placement,
+            ShardOwnership shards,
+            JobIdGenerator ids,
+            Limits limits,
+            Clock clock) {
+        this.jobs = jobs;
+        this.mutations = mutations;
+        this.catalog = catalog;
+        this.engine = engine;
+        this.placement = placement;
+        this.shards = shards;
+        this.ids = ids;
+        this.limits = limits;
+        this.clock = clock;
+    }
+
+    public Limits limits() {
+        return limits;
+    }
+
+    /** Submits one job; with a bizKey the app already used, returns that job and {@code created == false}. */
+    public JobRepository.Inserted submit(String app, JobSubmission submission) {
+        Job job = newJob(app, submission, clock.millis());
+        JobRepository.Inserted inserted = jobs.insert(job);
+        if (inserted.created()) {
+            engine.admit(job);
+        }
+        return inserted;
+    }
+
+    /** One answer of a batch submit: the job (new or, for a known bizKey, existing) or its error. */
+    public record BatchOutcome(Job job, HourglassException error) {}
+
+    /** Submits up to {@link Limits#maxBatch()} jobs; a bad one gets its error and the others go in. */
+    public List<BatchOutcome> submitBatch(String app, List<JobSubmission> submissions) {
+        if (submissions == null || submissions.isEmpty()) {
+            throw HourglassException.invalid("jobs", "jobs must be a non-empty list");
+        }
+        if (submissions.size() > limits.maxBatch()) {
+            throw HourglassException.invalid("jobs", "at most " + limits.maxBatch() + " jobs per batch");
+        }
+        long now = clock.millis();
+        BatchOutcome[] results = new BatchOutcome[submissions.size()];
+        List<Job> valid = new ArrayList<>();
+        List<Integer> positions = new ArrayList<>();
+        for (int i = 0; i < submissions.size(); i++) {
+            try {
+                valid.add(newJob(app, submissions.get(i), now));
+                positions.add(i);
+            } catch (HourglassException e) {
+                results[i] = new BatchOutcome(null, e);
+            }
+        }
+        List<JobRepository.Inserted> inserted = jobs.insertAll(valid);
+        for (int k = 0; k < inserted.size(); k++) {
+            JobRepository.Inserted in = inserted.get(k);
+            if (in.created()) {
+                engine.admit(in.job());
+            }
+            results[positions.get(k)] = new BatchOutcome(in.job(), null);
+        }
+        return List.of(results);
+    }
+
+    private Job newJob(String app, JobSubmission s, long now) {
+        if (s == null) {
+            throw HourglassException.invalid(null, "a job is required");
+        }
+        if (s.getService() == null) {
+            throw HourglassException.invalid("service", "service is required");
+        }
+        ServiceDefinition service = catalog.find(app, s.getService())
+                .orElseThrow(() -> HourglassException.invalid("service", "unknown service: " + s.getService()));
+        long fireAt = fireTime(s.getFireAt(), s.getDelayMs(), now, true);
+        String payload = payload(s.getPayload());
+        Map<String, String> attributes = attributes(s.getAttributes());
+        String bizKey = Names.requireBizKey(s.getBizKey());
+        int maxAttempts = s.getMaxAttempts() == null ? service.maxAttempts() : s.getMaxAttempts();
+        if (maxAttempts < 1 || maxAttempts > 1_000) {
+            throw HourglassException.invalid("maxAttempts", "maxAttempts must be in 1..1000");
+        }
+        long timeoutMs = s.getTimeoutMs() == null ? service.timeoutMs() : s.getTimeoutMs();
+        if (timeoutMs < 1 || timeoutMs > 86_400_000L) {
+            throw HourglassException.invalid("timeoutMs", "timeoutMs must be in 1..86400000");
+        }
+        Long expireAfterMs = s.getExpireAfterMs();
+        if (expireAfterMs != null && expireAfterMs < 0) {
+            throw HourglassException.invalid("expireAfterMs", "expireAfterMs must not be negative");
+        }
+        long id = ids.next();
+        int shard = placement.place(id, engine.isWithinLoadedWindow(fireAt), shards.current());
+        return new Job(
+                id,
+                app,
+                service.name(),
+                bizKey,
+                shard,
+                JobState.DELAYED,
+                fireAt,
+                fireAt,
+                expireAfterMs == null ? null : fireAt + expireAfterMs,
+                0,
+                0,
+                maxAttempts,
+                timeoutMs,
+                expireAfterMs,
+                payload,
+                attributes,
+                null,
+                null,
+                0,
+                now,
+                now);
+    }
+
+    /** Exactly one of fireAt / delayMs when {@code required}; at most one otherwise (null: unchanged). */
+    private Long fireTime(Instant fireAt, Long delayMs, long now, boolean required) {
+        if (fireAt != null && delayMs != null) {
+            throw HourglassException.invalid("fireAt", "give fireAt or delayMs, not both");
+        }
+        if (fireAt == null && delayMs == null) {
+            if (required) {
+                throw HourglassException.invalid("fireAt", "fireAt or delayMs is required");
+            }
+            return null;
+        }
+        if (delayMs != null && delayMs < 0) {
+            throw HourglassException.invalid("delayMs", "delayMs must not be negative");
+        }
+        long at = fireAt != null ? fireAt.toEpochMilli() : now + delayMs;
+        if (at - now > limits.maxFireAheadMs()) {
+            throw HourglassException.invalid(
+                    fireAt != null ? "fireAt" : "delayMs",
+                    "the fire time is more than " + limits.maxFireAheadMs() + " ms ahead");
+        }
+        return Math.max(at, now); // a fire time in the past fires now
+    }
+
+    private String payload(String payload) {
+        String text = payload == null ? "null" : payload;
+        if (text.length() > limits.maxPayloadBytes() / 4
+                && text.getBytes(StandardCharsets.UTF_8).length > limits.maxPayloadBytes()) {
+            throw new HourglassException(
+                    ErrorCode.PAYLOAD_TOO_LARGE, "payload is over " + limits.maxPayloadBytes() + " bytes", "payload");
+        }
+        return text;
+    }
+
+    private Map<String, String> attributes(Map<String, String> attributes) {
+        if (attributes == null) {
+            return Map.of();
+        }
+        if (attributes.size() > limits.maxAttributes()) {
+            throw HourglassException.invalid("attributes", "at most " + limits.maxAttributes() + " attributes");
+        }
+        for (Map.Entry<String, String> a : attributes.entrySet()) {
+            if (a.getKey() == null || !a.getKey().matches("[A-Za-z0-9._-]{1,64}")) {
+                throw HourglassException.invalid(
+                        "attributes", "attribute names are 1..64 characters of [A-Za-z0-9._-]");
+            }
+            if (a.getValue() == null || a.getValue().length() > 1024) {
+                throw HourglassException.invalid(
+                        "attributes", "attribute values are strings of at most 1024 characters");
+            }
+        }
+        return new LinkedHashMap<>(attributes);
+    }
+
+    public Job get(Caller caller, long id) {
+        return jobs.find(id)
+                .filter(j -> caller.scope() == null || j.app().equals(caller.scope()))
+                .orElseThrow(() -> HourglassException.notFound("job " + id + " not found"));
+    }
+
+    public Job getByBizKey(String app, String bizKey) {
+        Names.requireBizKey(bizKey);
+        return jobs.findByBizKey(app, bizKey)
+                .orElseThrow(() -> HourglassException.notFound("no job with bizKey " + bizKey));
+    }
+
+    public JobPage search(JobQuery query) {
+        return jobs.search(query);
+    }
+
+    public List<Execution> executions(Caller caller, long id) {
+        get(caller, id);
+        return jobs.executions(id);
+    }
+
+    public Job reschedule(Caller caller, long id, JobChange change) {
+        long now = clock.millis();
+        Long fireAt = fireTime(change.getFireAt(), change.getDelayMs(), now, false);
+        String payload = change.getPayload() == null ? null : payload(change.getPayload());
+        Map<String, String> attributes = change.getAttributes() == null ? null : attributes(change.getAttributes());
+        Job job = mutations
+                .reschedule(id, caller.scope(), fireAt, payload, attributes, now)
+                .orElseThrow(() -> notChangeable(caller, id, "rescheduled"));
+        engine.forget(id);
+        engine.admit(job);
+        return job;
+    }
+
+    public Job cancel(Caller caller, long id) {
+        Job job = mutations
+                .cancel(id, caller.scope(), clock.millis())
+                .orElseThrow(() -> notChangeable(caller, id, "canceled"));
+        engine.forget(id);
+        return job;
+    }
+
+    public Job fireNow(Caller caller, long id) {
+        long now = clock.millis();
+        Job job = mutations
+                .reschedule(id, caller.scope(), now, null, null, now)
+                .orElseThrow(() -> notChangeable(caller, id, "fired now"));
+        engine.admit(job);
+        return job;
+    }
+
+    /** Manual retry: a FAILED, CANCELED or EXPIRED job back to DELAYED with a fresh budget. */
+    public Job retry(Caller caller, long id, Instant fireAt, Long delayMs) {
+        long now = clock.millis();
+        Long at = fireTime(fireAt, delayMs, now, false);
+        long due = at == null ? now : at;
+        int shard = placement.place(id, engine.isWithinLoadedWindow(due), shards.current());
+        Job job = mutations
+                .revive(id, caller.scope(), due, shard, now)
+                .orElseThrow(() -> notChangeable(caller, id, "retried"));
+        engine.admit(job);
+        return job;
+    }
+
+    /** The consumer's result for the current attempt (asynchronous acknowledgement). */
+    public Job reportResult(Caller caller, long id, ResultReport report) {
+        if (report == null || report.getStatus() == null) {
+            throw HourglassException.invalid("status", "status is required: SUCCESS, RETRY or FAIL");
+        }
+        if (report.getRetryAfterMs() != null && report.getRetryAfterMs() < 0) {
+            throw HourglassException.invalid("retryAfterMs", "retryAfterMs must not be negative");
+        }
+        Job job = get(caller, id);
+        if (job.state() != JobState.RUNNING || job.attempts() != report.getAttempt()) {
+            throw HourglassException.conflict("attempt " + report.getAttempt() + " is not the current attempt of job "
+                    + id + " (" + job.state() + ", attempt " + job.attempts() + ")");
+        }
+        long now = clock.millis();
+        AttemptOutcome outcome = toOutcome(report.getStatus());
+        NextStep next = RetryPolicy.next(
+                job.budget(),
+                outcome,
+                report.getRetryAfterMs(),
+                catalog.find(job.app(), job.service())
+                        .map(ServiceDefinition::backoff)
+                        .orElse(dev.hourglass.node.job.Backoff.DEFAULT),
+                now);
+        engine.recordNow(new AttemptResult(
+                id, job.attempts(), outcome, report.getMessage(), now, next, job.shard(), job.serviceKey()));
+        return get(caller, id);
+    }
+
+    private static AttemptOutcome toOutcome(CallbackStatus status) {
+        return switch (status) {
+            case SUCCESS -> AttemptOutcome.SUCCESS;
+            case RETRY -> AttemptOutcome.RETRY;
+            case FAIL -> AttemptOutcome.FAIL;
+        };
+    }
+
+    private HourglassException notChangeable(Caller caller, long id, String what) {
+        Optional<Job> job =
+                jobs.find(id).filter(j -> caller.scope() == null || j.app().equals(caller.scope()));
+        if (job.isEmpty()) {
+            return HourglassException.notFound("job " + id + " not found");
+        }
+        return HourglassException.conflict("job " + id + " is " + job.get().state() + " and cannot be " + what);
+    }
+}

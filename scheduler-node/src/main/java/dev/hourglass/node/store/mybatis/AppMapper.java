@@ -1,0 +1,33 @@
+package dev.hourglass.node.store.mybatis;
+
+import java.util.List;
+import org.apache.ibatis.annotations.Delete;
+import org.apache.ibatis.annotations.Insert;
+import org.apache.ibatis.annotations.Param;
+import org.apache.ibatis.annotations.Select;
+import org.apache.ibatis.annotations.Update;
+
+/** SQL of apps and tokens: short enough to live here as annotations. */
+public interface AppMapper {
+    @Insert("INSERT INTO hg_app (name, created_at) VALUES (#{name}, #{now})")
+    int insertApp(@Param("name") String name, @Param("now") long now);
+
+    @Select("SELECT name FROM hg_app ORDER BY name")
+    List<String> listApps();
+
+    @Select("SELECT COUNT(*) FROM hg_app WHERE name = #{name}")
+    int countApp(@Param("name") String name);
+
+    @Insert("INSERT INTO hg_app_token (id, app, token_hash, created_at) VALUES (#{id}, #{app}, #{hash}, #{now})")
+    int insertToken(
+            @Param("id") String id, @Param("app") String app, @Param("hash") String hash, @Param("now") long now);
+
+    @Update("UPDATE hg_app_token SET revoked_at = #{now} WHERE id = #{id} AND app = #{app} AND revoked_at IS NULL")
+    int revokeToken(@Param("app") String app, @Param("id") String id, @Param("now") long now);
+
+    @Select("SELECT app FROM hg_app_token WHERE token_hash = #{hash} AND revoked_at IS NULL")
+    String appOfToken(@Param("hash") String hash);
+
+    @Delete("DELETE FROM hg_app WHERE name = #{name}")
+    int deleteApp(@Param("name") String name);
+}

@@ -1,0 +1,81 @@
+package dev.hourglass.node.store.mybatis;
+
+import dev.hourglass.api.JobState;
+import dev.hourglass.node.job.Job;
+import dev.hourglass.node.job.JobMutations;
+import dev.hourglass.node.job.JobTransitions;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.ibatis.session.SqlSession;
+import org.apache.ibatis.session.SqlSessionFactory;
+
+/** {@link JobMutations} on MyBatis: one transaction per change, conditional on the source states. */
+public final class MyBatisJobMutations implements JobMutations {
+    private static final List<String> CANCELABLE = names(JobState.CANCELED);
+    private static final List<String> REVIVABLE = names(JobState.DELAYED).stream()
+            .filter(s -> JobState.valueOf(s).isFinal())
+            .toList();
+
+    private final SqlSessionFactory sessions;
+    private final ClaimTokens tokens;
+
+    public MyBatisJobMutations(SqlSessionFactory sessions, String nodeId) {
+        this.sessions = sessions;
+        this.tokens = new ClaimTokens(nodeId + "-m");
+    }
+
+    private static List<String> names(JobState target) {
+        return JobTransitions.sourcesOf(target).stream().map(Enum::name).toList();
+    }
+
+    @Override
+    public Optional<Job> reschedule(
+            long id, String app, Long fireAt, String payload, Map<String, String> attributes, long now) {
+        try (SqlSession s = sessions.openSession(false)) {
+            JobMapper m = s.getMapper(JobMapper.class);
+            String attributesJson = attributes == null ? null : nullToEmptyObject(JobRows.attributesToJson(attributes));
+            if (m.reschedule(id, app, fireAt, payload, attributesJson, now) == 0) {
+                return Optional.empty();
+            }
+            JobRow row = m.findLive(id);
+            s.commit();
+            return Optional.of(JobRows.toJob(row));
+        }
+    }
+
+    private static String nullToEmptyObject(String json) {
+        return json == null ? "{}" : json;
+    }
+
+    @Override
+    public Optional<Job> cancel(long id, String app, long now) {
+        String token = tokens.next();
+        try (SqlSession s = sessions.openSession(false)) {
+            JobMapper m = s.getMapper(JobMapper.class);
+            if (m.markFinal(id, app, CANCELABLE, JobState.CANCELED.name(), "canceled", token, now) == 0) {
+                return Optional.empty();
+            }
+            List<Long> ids = List.of(id);
+            m.copyToBacklog(ids, token, now);
+            m.deleteLive(ids, token);
+            JobRow row = m.findFinal(id);
+            s.commit();
+            return Optional.of(JobRows.toJob(row));
+        }
+    }
+
+    @Override
+    public Optional<Job> revive(long id, String app, long fireAt, int shard, long now) {
+        try (SqlSession s = sessions.openSession(false)) {
+            JobMapper m = s.getMapper(JobMapper.class);
+            if (m.revive(id, app, REVIVABLE, fireAt, shard, now) == 0) {
+                return Optional.empty();
+            }
+            m.deleteFinal(id);
+            JobRow row = m.findLive(id);
+            s.commit();
+            return Optional.of(JobRows.toJob(row));
+        }
+    }
+}

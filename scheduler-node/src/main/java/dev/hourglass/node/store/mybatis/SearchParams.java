@@ -1,0 +1,13 @@
+package dev.hourglass.node.store.mybatis;
+
+/** Bound parameters of a job search. */
+public class SearchParams {
+    public String app;
+    public String bizKey;
+    public String state;
+    public String service;
+    public Long fireFrom;
+    public Long fireTo;
+    public Long afterId;
+    public int limit;
+}

@@ -1,0 +1,20 @@
+package dev.hourglass.node.tenant;
+
+import java.util.List;
+import java.util.Optional;
+
+/** Storage port for apps and their tokens. Tokens are stored only as hashes. */
+public interface AppRepository {
+    /** @return false when the app exists already */
+    boolean createApp(String name, long now);
+
+    List<String> listApps();
+
+    void addToken(String app, String tokenId, String tokenHash, long now);
+
+    /** @return false when no such unrevoked token of that app */
+    boolean revokeToken(String app, String tokenId, long now);
+
+    /** The app owning an unrevoked token with this hash. */
+    Optional<String> appOfToken(String tokenHash);
+}
