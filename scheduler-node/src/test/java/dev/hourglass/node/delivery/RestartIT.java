@@ -1,0 +1,93 @@
+package dev.hourglass.node.delivery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.hourglass.node.testing.CallbackReceiver.Received;
+import dev.hourglass.node.testing.CallbackReceiver.Reply;
+import dev.hourglass.node.testing.NodeFixture;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A node stopped the way a crash stops it, while jobs are RUNNING and DELAYED, then started again
+ * on the same database: nothing is lost, and the RUNNING ones are delivered again after their
+ * timeout with the next attempt number.
+ */
+class RestartIT {
+    NodeFixture f;
+
+    @BeforeEach
+    void start() throws Exception {
+        f = new NodeFixture();
+    }
+
+    @AfterEach
+    void stop() {
+        f.close();
+    }
+
+    @Test
+    void aCrashMidFlightLosesNothingAndRedeliversTheRunningJobs() {
+        String service = f.httpService("\"timeoutMs\":2000,\"backoff\":{\"initialMs\":100}");
+        // attempt 1 hangs until long after the crash: those jobs are RUNNING when the node dies
+        f.receiver.respond(r -> r.attempt() == 1 ? new Reply(200, "", Map.of(), 4_000) : Reply.ok());
+        List<String> running = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            running.add(f.submit(service, 0, "").get("id").asText());
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> running.stream()
+                .allMatch(id -> f.receiver.receivedFor(id).size() == 1));
+        List<String> delayed = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            delayed.add(f.submit(service, 2_500, "").get("id").asText());
+        }
+        assertThat(running).allMatch(id -> f.state(id).equals("RUNNING"));
+
+        f.node.halt();
+        f.receiver.respond(r -> Reply.ok());
+        f.startNode();
+
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> running.stream().allMatch(id -> f.state(id).equals("FINISHED"))
+                        && delayed.stream().allMatch(id -> f.state(id).equals("FINISHED")));
+        for (String id : running) {
+            List<Received> got = f.receiver.receivedFor(id);
+            assertThat(got)
+                    .extracting(Received::attempt)
+                    .as("re-delivered with a higher attempt")
+                    .contains(1, 2);
+            JsonNode executions = f.executions(id);
+            assertThat(executions.get(0).get("outcome").asText()).isEqualTo("TIMEOUT");
+            assertThat(executions.get(executions.size() - 1).get("outcome").asText())
+                    .isEqualTo("SUCCESS");
+        }
+        for (String id : delayed) {
+            List<Received> got = f.receiver.receivedFor(id);
+            assertThat(got).as("a DELAYED job is delivered once").hasSize(1);
+            assertThat(got.get(0).at())
+                    .isGreaterThanOrEqualTo(NodeFixture.epochMs(f.job(id).get("fireAt")));
+        }
+    }
+
+    @Test
+    void aGracefulStopWritesTheResultsOfDeliveriesUnderWay() {
+        String service = f.httpService("\"timeoutMs\":5000");
+        f.receiver.respond(r -> new Reply(200, "", Map.of(), 500));
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            ids.add(f.submit(service, 0, "").get("id").asText());
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> f.receiver.received().size() >= 10);
+        f.node.close();
+        f.startNode();
+        assertThat(ids).allMatch(id -> f.state(id).equals("FINISHED"));
+        assertThat(f.receiver.received()).hasSize(10);
+    }
+}
