@@ -1,0 +1,12 @@
+package dev.hourglass.node.store;
+
+import dev.hourglass.node.store.mybatis.Database;
+import dev.hourglass.node.testing.EmbeddedMariaDb;
+
+/** The storage contract on embedded MariaDB 11.4 (the default test database). */
+class MariaDbStorageIT extends StorageContract {
+    @Override
+    protected Database open() {
+        return new Database(EmbeddedMariaDb.newDatabase(), "root", "", 8);
+    }
+}

@@ -1,0 +1,441 @@
+package dev.hourglass.node.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.hourglass.api.JobState;
+import dev.hourglass.node.catalog.AckMode;
+import dev.hourglass.node.catalog.Protocol;
+import dev.hourglass.node.catalog.ServiceDefinition;
+import dev.hourglass.node.firing.AttemptResult;
+import dev.hourglass.node.firing.AttemptStore;
+import dev.hourglass.node.job.AttemptOutcome;
+import dev.hourglass.node.job.Backoff;
+import dev.hourglass.node.job.Execution;
+import dev.hourglass.node.job.Job;
+import dev.hourglass.node.job.JobPage;
+import dev.hourglass.node.job.JobQuery;
+import dev.hourglass.node.job.JobRepository;
+import dev.hourglass.node.job.NextStep;
+import dev.hourglass.node.store.mybatis.Database;
+import dev.hourglass.node.store.mybatis.MyBatisAppRepository;
+import dev.hourglass.node.store.mybatis.MyBatisAttemptStore;
+import dev.hourglass.node.store.mybatis.MyBatisJobMutations;
+import dev.hourglass.node.store.mybatis.MyBatisJobRepository;
+import dev.hourglass.node.store.mybatis.MyBatisServiceRepository;
+import dev.hourglass.node.timeindex.IndexEntry;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The storage contract: the same scenarios on every supported database. A subclass names the
+ * database; the suite runs the real MyBatis adapters and Flyway migrations against it.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class StorageContract {
+    private static final AtomicLong IDS = new AtomicLong(1_000);
+    private static final long T0 = 1_800_000_000_000L;
+
+    protected Database db;
+    protected MyBatisJobRepository jobs;
+    protected MyBatisJobMutations mutations;
+    protected MyBatisAttemptStore attempts;
+    protected MyBatisServiceRepository services;
+    protected MyBatisAppRepository apps;
+    private String app;
+
+    /** Opens the database under test (migrations run on open). */
+    protected abstract Database open();
+
+    /** Whether concurrent conditional updates are to be tested (H2 is the demo database only). */
+    protected boolean testsConcurrency() {
+        return true;
+    }
+
+    @BeforeAll
+    void openDatabase() {
+        db = open();
+        jobs = new MyBatisJobRepository(db.sessions());
+        mutations = new MyBatisJobMutations(db.sessions(), "n1");
+        attempts = new MyBatisAttemptStore(db.sessions(), "n1");
+        services = new MyBatisServiceRepository(db.sessions());
+        apps = new MyBatisAppRepository(db.sessions());
+        app = "app" + System.nanoTime() % 1_000_000;
+    }
+
+    @AfterAll
+    void closeDatabase() {
+        db.close();
+    }
+
+    private Job job(long fireAt, String bizKey, int shard) {
+        return new Job(
+                IDS.incrementAndGet() * 1000 + (System.nanoTime() % 1000),
+                app,
+                "svc",
+                bizKey,
+                shard,
+                JobState.DELAYED,
+                fireAt,
+                fireAt,
+                null,
+                0,
+                0,
+                3,
+                1_000,
+                null,
+                "{\"n\":1}",
+                Map.of("k", "v"),
+                null,
+                null,
+                0,
+                T0,
+                T0);
+    }
+
+    private Job withExpiry(Job j, long expireAt) {
+        return new Job(
+                j.id(),
+                j.app(),
+                j.service(),
+                j.bizKey(),
+                j.shard(),
+                j.state(),
+                j.fireAt(),
+                j.dueAt(),
+                expireAt,
+                j.attempts(),
+                j.budgetBase(),
+                j.maxAttempts(),
+                j.timeoutMs(),
+                expireAt - j.fireAt(),
+                j.payload(),
+                j.attributes(),
+                j.lastError(),
+                j.ownerNode(),
+                j.version(),
+                j.createdAt(),
+                j.updatedAt());
+    }
+
+    @Test
+    void insertFindAndBizKeyIdempotence() {
+        Job j = job(T0 + 1_000, "biz-" + System.nanoTime(), 1);
+        assertThat(jobs.insert(j).created()).isTrue();
+        Job stored = jobs.find(j.id()).orElseThrow();
+        assertThat(stored).isEqualTo(j);
+        Job twin = job(T0 + 2_000, j.bizKey(), 2);
+        JobRepository.Inserted again = jobs.insert(twin);
+        assertThat(again.created()).isFalse();
+        assertThat(again.job().id()).isEqualTo(j.id());
+        assertThat(jobs.find(twin.id())).isEmpty();
+        assertThat(jobs.findByBizKey(app, j.bizKey()).orElseThrow().id()).isEqualTo(j.id());
+    }
+
+    @Test
+    void insertAllKeepsOrderAndResolvesKnownAndRepeatedKeys() {
+        String key = "batch-" + System.nanoTime();
+        Job known = job(T0, key + "-known", 0);
+        jobs.insert(known);
+        Job a = job(T0, null, 0);
+        Job b = job(T0, key + "-known", 0);
+        Job c = job(T0, key + "-new", 0);
+        Job d = job(T0, key + "-new", 0);
+        List<JobRepository.Inserted> out = jobs.insertAll(List.of(a, b, c, d));
+        assertThat(out).extracting(JobRepository.Inserted::created).containsExactly(true, false, true, false);
+        assertThat(out.get(1).job().id()).isEqualTo(known.id());
+        assertThat(out.get(3).job().id()).isEqualTo(c.id());
+        assertThat(jobs.find(a.id())).isPresent();
+        assertThat(jobs.find(d.id())).isEmpty();
+    }
+
+    @Test
+    void claimWinsOnlyDueDelayedJobsAndNeverTwice() {
+        Job due = job(T0, null, 3);
+        Job later = job(T0 + 60_000, null, 3);
+        jobs.insertAll(List.of(due, later));
+        AttemptStore.Claim first = attempts.claim(List.of(due.id(), later.id()), "n1", T0 + 5);
+        assertThat(first.claimed()).extracting(Job::id).containsExactly(due.id());
+        Job running = first.claimed().get(0);
+        assertThat(running.state()).isEqualTo(JobState.RUNNING);
+        assertThat(running.attempts()).isEqualTo(1);
+        assertThat(running.dueAt()).isEqualTo(T0 + 5 + 1_000);
+        assertThat(attempts.claim(List.of(due.id()), "n2", T0 + 10).claimed()).isEmpty();
+        List<Execution> log = jobs.executions(due.id());
+        assertThat(log).hasSize(1);
+        assertThat(log.get(0).node()).isEqualTo("n1");
+        assertThat(log.get(0).latenessMs()).isEqualTo(5);
+        assertThat(log.get(0).outcome()).isNull();
+    }
+
+    @Test
+    void concurrentClaimsOfTheSameJobsClaimEachExactlyOnce() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(testsConcurrency());
+        List<Job> batch =
+                IntStream.range(0, 200).mapToObj(i -> job(T0, null, 4)).toList();
+        jobs.insertAll(batch);
+        List<Long> ids = batch.stream().map(Job::id).toList();
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Callable<List<Long>>> claimers = new ArrayList<>();
+            for (int n = 0; n < 4; n++) {
+                String node = "n" + n;
+                List<Long> shuffled = new ArrayList<>(ids);
+                Collections.shuffle(shuffled);
+                claimers.add(() -> {
+                    MyBatisAttemptStore store = new MyBatisAttemptStore(db.sessions(), node);
+                    List<Long> won = new ArrayList<>();
+                    for (int i = 0; i < shuffled.size(); i += 20) {
+                        store.claim(shuffled.subList(i, i + 20), node, T0 + 1)
+                                .claimed()
+                                .forEach(j -> won.add(j.id()));
+                    }
+                    return won;
+                });
+            }
+            List<Long> all = new ArrayList<>();
+            for (Future<List<Long>> f : pool.invokeAll(claimers)) {
+                all.addAll(f.get());
+            }
+            assertThat(all).hasSize(200);
+            assertThat(new HashSet<>(all)).containsExactlyInAnyOrderElementsOf(ids);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void expiredJobsEndAsExpiredInsteadOfFiring() {
+        Job j = withExpiry(job(T0, null, 5), T0 + 100);
+        jobs.insert(j);
+        AttemptStore.Claim claim = attempts.claim(List.of(j.id()), "n1", T0 + 101);
+        assertThat(claim.claimed()).isEmpty();
+        assertThat(claim.expired()).containsExactly(j.id());
+        assertThat(jobs.find(j.id()).orElseThrow().state()).isEqualTo(JobState.EXPIRED);
+    }
+
+    @Test
+    void resultsRetryFinishAndIgnoreStaleAttempts() {
+        Job retried = job(T0, null, 6);
+        Job finished = job(T0, null, 6);
+        jobs.insertAll(List.of(retried, finished));
+        attempts.claim(List.of(retried.id(), finished.id()), "n1", T0);
+        attempts.record(
+                List.of(
+                        new AttemptResult(
+                                retried.id(),
+                                1,
+                                AttemptOutcome.RETRY,
+                                "HTTP 500",
+                                T0 + 50,
+                                NextStep.retryAt(T0 + 1_050),
+                                6,
+                                "a/svc"),
+                        new AttemptResult(
+                                finished.id(),
+                                1,
+                                AttemptOutcome.SUCCESS,
+                                null,
+                                T0 + 60,
+                                NextStep.finished(),
+                                6,
+                                "a/svc")),
+                T0 + 60);
+        Job r = jobs.find(retried.id()).orElseThrow();
+        assertThat(r.state()).isEqualTo(JobState.DELAYED);
+        assertThat(r.dueAt()).isEqualTo(T0 + 1_050);
+        assertThat(r.lastError()).isEqualTo("HTTP 500");
+        assertThat(jobs.find(finished.id()).orElseThrow().state()).isEqualTo(JobState.FINISHED);
+        assertThat(jobs.executions(finished.id()).get(0).outcome()).isEqualTo(AttemptOutcome.SUCCESS);
+        // a late result for attempt 1 of the retried job changes nothing now
+        attempts.record(
+                List.of(new AttemptResult(
+                        retried.id(), 1, AttemptOutcome.SUCCESS, null, T0 + 70, NextStep.finished(), 6, "a/svc")),
+                T0 + 70);
+        assertThat(jobs.find(retried.id()).orElseThrow().state()).isEqualTo(JobState.DELAYED);
+        assertThat(jobs.executions(retried.id()).get(0).outcome()).isEqualTo(AttemptOutcome.RETRY);
+    }
+
+    @Test
+    void loadDueAndTimedOutUseTheRangesAsked() {
+        int shard = 7;
+        Job a = job(T0 + 100, null, shard);
+        Job b = job(T0 + 200, null, shard);
+        Job c = job(T0 + 300, null, shard);
+        Job other = job(T0 + 150, null, shard + 1);
+        jobs.insertAll(List.of(c, a, b, other));
+        List<IndexEntry> loaded = attempts.loadDue(List.of(shard), T0 + 100, T0 + 300, 10);
+        assertThat(loaded).extracting(IndexEntry::jobId).containsExactly(a.id(), b.id());
+        assertThat(loaded.get(0).serviceKey()).isEqualTo(app + "/svc");
+        assertThat(attempts.loadDue(List.of(shard), T0, T0 + 1_000, 1)).hasSize(1);
+        attempts.claim(List.of(a.id()), "n1", T0 + 100);
+        assertThat(attempts.findTimedOut(List.of(shard), T0 + 100 + 999, 10)).isEmpty();
+        assertThat(attempts.findTimedOut(List.of(shard), T0 + 100 + 1_000, 10))
+                .extracting(Job::id)
+                .containsExactly(a.id());
+    }
+
+    @Test
+    void managementChangesApplyOnlyFromTheirSourceStates() {
+        Job j = job(T0 + 10_000, null, 8);
+        jobs.insert(j);
+        Job moved = mutations
+                .reschedule(j.id(), app, T0 + 20_000, "{\"x\":2}", Map.of("a", "b"), T0)
+                .orElseThrow();
+        assertThat(moved.fireAt()).isEqualTo(T0 + 20_000);
+        assertThat(moved.payload()).isEqualTo("{\"x\":2}");
+        assertThat(moved.attributes()).isEqualTo(Map.of("a", "b"));
+        assertThat(mutations.reschedule(j.id(), "another-app", T0 + 1, null, null, T0))
+                .isEmpty();
+        assertThat(mutations.revive(j.id(), app, T0, 8, T0))
+                .as("a DELAYED job cannot be revived")
+                .isEmpty();
+        Job canceled = mutations.cancel(j.id(), app, T0).orElseThrow();
+        assertThat(canceled.state()).isEqualTo(JobState.CANCELED);
+        assertThat(mutations.cancel(j.id(), app, T0)).isEmpty();
+        assertThat(mutations.reschedule(j.id(), app, T0 + 1, null, null, T0)).isEmpty();
+        Job revived = mutations.revive(j.id(), app, T0 + 5, 9, T0 + 1).orElseThrow();
+        assertThat(revived.state()).isEqualTo(JobState.DELAYED);
+        assertThat(revived.shard()).isEqualTo(9);
+        assertThat(revived.dueAt()).isEqualTo(T0 + 5);
+        assertThat(revived.budgetBase()).isEqualTo(revived.attempts());
+        assertThat(jobs.find(j.id()).orElseThrow().state()).isEqualTo(JobState.DELAYED);
+    }
+
+    @Test
+    void aRunningJobCanBeCanceledAndItsLateResultChangesNothing() {
+        Job j = job(T0, null, 10);
+        jobs.insert(j);
+        attempts.claim(List.of(j.id()), "n1", T0);
+        assertThat(mutations.cancel(j.id(), null, T0 + 1).orElseThrow().state()).isEqualTo(JobState.CANCELED);
+        attempts.record(
+                List.of(new AttemptResult(
+                        j.id(), 1, AttemptOutcome.SUCCESS, null, T0 + 2, NextStep.finished(), 10, "x")),
+                T0 + 2);
+        assertThat(jobs.find(j.id()).orElseThrow().state()).isEqualTo(JobState.CANCELED);
+        assertThat(jobs.executions(j.id()).get(0).outcome())
+                .as("the attempt itself is still logged")
+                .isEqualTo(AttemptOutcome.SUCCESS);
+    }
+
+    @Test
+    void searchPagesThroughLiveThenFinalJobs() {
+        String service = "search" + System.nanoTime() % 100_000;
+        List<Long> expected = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            Job j = job(T0, null, 11);
+            j = new Job(
+                    j.id(),
+                    j.app(),
+                    service,
+                    null,
+                    11,
+                    JobState.DELAYED,
+                    T0,
+                    T0,
+                    null,
+                    0,
+                    0,
+                    3,
+                    1000,
+                    null,
+                    "1",
+                    Map.of(),
+                    null,
+                    null,
+                    0,
+                    T0,
+                    T0);
+            jobs.insert(j);
+            expected.add(j.id());
+            if (i % 2 == 0) {
+                mutations.cancel(j.id(), app, T0);
+            }
+        }
+        Set<Long> seen = new HashSet<>();
+        String cursor = null;
+        int pages = 0;
+        do {
+            JobPage page = jobs.search(new JobQuery(app, null, null, service, null, null, 2, cursor));
+            page.items()
+                    .forEach(
+                            j -> assertThat(seen.add(j.id())).as("no job twice").isTrue());
+            cursor = page.nextCursor();
+            pages++;
+        } while (cursor != null && pages < 10);
+        assertThat(seen).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(jobs.search(new JobQuery(app, null, JobState.CANCELED, service, null, null, 50, null))
+                        .items())
+                .hasSize(3);
+        assertThat(jobs.countLive(app)).anySatisfy(c -> {
+            assertThat(c.service()).isEqualTo(service);
+            assertThat(c.count()).isEqualTo(2);
+        });
+    }
+
+    @Test
+    void servicesAndTokens() {
+        ServiceDefinition s = new ServiceDefinition(
+                app,
+                "orders",
+                Protocol.HTTP,
+                null,
+                "http://127.0.0.1/cb",
+                null,
+                null,
+                4,
+                2_000,
+                new Backoff(10, 1.5, 100),
+                AckMode.CONSUMER,
+                7,
+                "s".repeat(32),
+                null,
+                T0,
+                T0);
+        services.put(s);
+        assertThat(services.find(app, "orders")).contains(s);
+        ServiceDefinition changed = new ServiceDefinition(
+                app,
+                "orders",
+                Protocol.HTTP,
+                null,
+                "http://127.0.0.1/v2",
+                null,
+                null,
+                4,
+                2_000,
+                new Backoff(10, 1.5, 100),
+                AckMode.AUTO,
+                7,
+                "s".repeat(32),
+                null,
+                T0 + 5,
+                T0 + 5);
+        assertThat(services.put(changed).createdAt())
+                .as("replace keeps createdAt")
+                .isEqualTo(T0);
+        assertThat(services.list(app)).hasSize(1);
+        assertThat(services.deleteIfIdle(app, "orders")).isTrue();
+        assertThat(services.find(app, "orders")).isEmpty();
+
+        assertThat(apps.createApp(app, T0)).isTrue();
+        assertThat(apps.createApp(app, T0)).isFalse();
+        apps.addToken(app, "tid-" + app, "h".repeat(63) + "1", T0);
+        assertThat(apps.appOfToken("h".repeat(63) + "1")).contains(app);
+        assertThat(apps.revokeToken(app, "tid-" + app, T0)).isTrue();
+        assertThat(apps.appOfToken("h".repeat(63) + "1")).isEmpty();
+    }
+}
