@@ -1,0 +1,67 @@
+package dev.hourglass.node.arch;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/** Keeps the core pure: no I/O, no adapters, no system clock. */
+class LayeringTest {
+    private static final JavaClasses NODE = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("dev.hourglass.node");
+
+    private static final String[] CORE = {
+        "dev.hourglass.node.job..", "dev.hourglass.node.timeindex..", "dev.hourglass.node.shard.."
+    };
+
+    @Test
+    void theCoreKnowsNoAdapterAndNoInfrastructure() {
+        noClasses()
+                .that()
+                .resideInAnyPackage(CORE)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "dev.hourglass.node.store..",
+                        "dev.hourglass.node.api..",
+                        "dev.hourglass.node.dispatch..",
+                        "dev.hourglass.node.boot..",
+                        "dev.hourglass.node.firing..",
+                        "java.sql..",
+                        "java.net..",
+                        "java.io..",
+                        "org.apache.ibatis..",
+                        "io.javalin..",
+                        "com.fasterxml..",
+                        "org.slf4j..")
+                .check(NODE);
+    }
+
+    @Test
+    void theCoreNeverReadsTheSystemClock() {
+        noClasses()
+                .that()
+                .resideInAnyPackage(CORE)
+                .should()
+                .callMethod(System.class, "currentTimeMillis")
+                .orShould()
+                .callMethod(System.class, "nanoTime")
+                .orShould()
+                .callMethod(java.time.Instant.class, "now")
+                .check(NODE);
+    }
+
+    @Test
+    void onlyTheCompositionRootBuildsAdapters() {
+        noClasses()
+                .that()
+                .resideOutsideOfPackages("dev.hourglass.node.boot..", "dev.hourglass.node.store..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("dev.hourglass.node.store..")
+                .check(NODE);
+    }
+}

@@ -1,0 +1,53 @@
+package dev.hourglass.node.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigLoaderTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void defaultsAreStandalone() {
+        NodeConfig c = ConfigLoader.load(null, Map.of());
+        assertThat(c.isStandalone()).isTrue();
+        assertThat(c.http.port).isEqualTo(8080);
+        assertThat(c.callbackAllow).containsExactly("127.0.0.1", "localhost");
+        assertThat(c.cluster.shards).isEqualTo(64);
+    }
+
+    @Test
+    void yamlThenEnvironmentOverrides() throws Exception {
+        Path file = dir.resolve("hourglass.yaml");
+        Files.writeString(
+                file, "http:\n  port: 9000\nengine:\n  loadWindowMs: 120000\ndatabase:\n  url: jdbc:mysql://db/x\n");
+        NodeConfig c = ConfigLoader.load(
+                file,
+                Map.of("HOURGLASS_HTTP_PORT", "9100", "HOURGLASS_CALLBACK_ALLOW", "10.0.0.0/8, hooks.example.com"));
+        assertThat(c.http.port).isEqualTo(9100);
+        assertThat(c.engine.loadWindowMs).isEqualTo(120_000);
+        assertThat(c.isStandalone()).isFalse();
+        assertThat(c.callbackAllow).containsExactly("10.0.0.0/8", "hooks.example.com");
+    }
+
+    @Test
+    void badSettingsAreNamed() throws Exception {
+        Path file = dir.resolve("bad.yaml");
+        Files.writeString(file, "engine:\n  claimBatch: 0\ncluster:\n  shards: 0\n");
+        assertThatThrownBy(() -> ConfigLoader.load(file, Map.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("engine.claimBatch")
+                .hasMessageContaining("cluster.shards");
+        assertThatThrownBy(() -> ConfigLoader.load(null, Map.of("HOURGLASS_HTTP_PORT", "eighty")))
+                .hasMessageContaining("HOURGLASS_HTTP_PORT");
+        Path typo = dir.resolve("typo.yaml");
+        Files.writeString(typo, "htp:\n  port: 1\n");
+        assertThatThrownBy(() -> ConfigLoader.load(typo, Map.of())).hasMessageContaining("htp");
+    }
+}

@@ -1,0 +1,65 @@
+package dev.hourglass.node.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.hourglass.api.JobState;
+import org.junit.jupiter.api.Test;
+
+class RetryPolicyTest {
+    private static final Backoff BACKOFF = new Backoff(1_000, 2.0, 5_000);
+
+    @Test
+    void backoffGrowsExponentiallyUpToItsCap() {
+        assertThat(BACKOFF.delayBeforeRetry(1)).isEqualTo(1_000);
+        assertThat(BACKOFF.delayBeforeRetry(2)).isEqualTo(2_000);
+        assertThat(BACKOFF.delayBeforeRetry(3)).isEqualTo(4_000);
+        assertThat(BACKOFF.delayBeforeRetry(4)).isEqualTo(5_000);
+        assertThat(BACKOFF.delayBeforeRetry(400)).isEqualTo(5_000);
+        assertThatThrownBy(() -> BACKOFF.delayBeforeRetry(0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Backoff(10, 0.5, 100)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void successFinishesAndFailFailsWhateverTheBudget() {
+        AttemptBudget fresh = new AttemptBudget(1, 0, 5);
+        assertThat(RetryPolicy.next(fresh, AttemptOutcome.SUCCESS, null, BACKOFF, 0)
+                        .state())
+                .isEqualTo(JobState.FINISHED);
+        assertThat(RetryPolicy.next(fresh, AttemptOutcome.FAIL, null, BACKOFF, 0)
+                        .state())
+                .isEqualTo(JobState.FAILED);
+    }
+
+    @Test
+    void retryableOutcomesRetryAfterBackoffWhileAttemptsLast() {
+        for (AttemptOutcome o :
+                new AttemptOutcome[] {AttemptOutcome.RETRY, AttemptOutcome.TIMEOUT, AttemptOutcome.ERROR}) {
+            NextStep first = RetryPolicy.next(new AttemptBudget(1, 0, 3), o, null, BACKOFF, 10_000);
+            assertThat(first).isEqualTo(NextStep.retryAt(11_000));
+            NextStep second = RetryPolicy.next(new AttemptBudget(2, 0, 3), o, null, BACKOFF, 10_000);
+            assertThat(second).isEqualTo(NextStep.retryAt(12_000));
+            assertThat(RetryPolicy.next(new AttemptBudget(3, 0, 3), o, null, BACKOFF, 10_000))
+                    .isEqualTo(NextStep.failed());
+        }
+    }
+
+    @Test
+    void theReceiversRetryAfterWinsWhenLonger() {
+        AttemptBudget b = new AttemptBudget(1, 0, 3);
+        assertThat(RetryPolicy.next(b, AttemptOutcome.RETRY, 7_000L, BACKOFF, 0))
+                .isEqualTo(NextStep.retryAt(7_000));
+        assertThat(RetryPolicy.next(b, AttemptOutcome.RETRY, 10L, BACKOFF, 0)).isEqualTo(NextStep.retryAt(1_000));
+    }
+
+    @Test
+    void aManualRetryStartsAFreshBudget() {
+        // 3 attempts spent before the manual retry; attempt 4 is the first of the new budget
+        AttemptBudget afterRevive = new AttemptBudget(4, 3, 3);
+        assertThat(afterRevive.spent()).isEqualTo(1);
+        assertThat(RetryPolicy.next(afterRevive, AttemptOutcome.RETRY, null, BACKOFF, 0))
+                .isEqualTo(NextStep.retryAt(1_000));
+        assertThat(RetryPolicy.next(new AttemptBudget(6, 3, 3), AttemptOutcome.RETRY, null, BACKOFF, 0))
+                .isEqualTo(NextStep.failed());
+    }
+}
