@@ -26,6 +26,10 @@ import dev.hourglass.node.store.mybatis.MyBatisJobRepository;
 import dev.hourglass.node.store.mybatis.MyBatisServiceRepository;
 import dev.hourglass.node.tenant.Tenants;
 import dev.hourglass.node.tenant.Tokens;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -76,6 +80,10 @@ public final class HourglassNode implements AutoCloseable {
             this.dispatch = new DispatchRouter().register(Protocol.HTTP, new HttpCallbackDispatcher(allowList, clock));
             var shards = ShardOwnership.all(config.cluster.shards);
             var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            new JvmMemoryMetrics().bindTo(registry);
+            new JvmGcMetrics().bindTo(registry);
+            new JvmThreadMetrics().bindTo(registry);
+            new ProcessorMetrics().bindTo(registry);
             var metrics = new FiringMetrics(registry);
             var e = config.engine;
             this.engine = new FiringEngine(

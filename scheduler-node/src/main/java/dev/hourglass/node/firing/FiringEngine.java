@@ -49,7 +49,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class FiringEngine {
     private static final Logger LOG = LoggerFactory.getLogger(FiringEngine.class);
-    private static final long DEFER_MS = 10;
     private static final long MAX_WAIT_MS = 250;
 
     private final AttemptStore store;
@@ -65,7 +64,8 @@ public final class FiringEngine {
     private final Condition wake = wakeLock.newCondition();
     private final FireTimeIndex index;
     private final WindowLoader loader;
-    private final InFlightLimiter limiter = new InFlightLimiter();
+    private final ServiceCapacity capacity;
+    private final DispatchGates gates = new DispatchGates();
     private final Map<Long, Integer> inFlight = new ConcurrentHashMap<>();
     private final OutcomeWriter writer;
     private final Semaphore claimSlots;
@@ -95,8 +95,13 @@ public final class FiringEngine {
         this.listener = listener;
         this.index = new SortedFireTimeIndex(settings.indexCapacity(), this::signal);
         this.loader = new WindowLoader(store, index, shards, clock, settings);
-        this.writer = new OutcomeWriter(store, clock, settings.resultBatch(), this::afterWrite);
+        this.writer = new OutcomeWriter(store, clock, settings.resultBatch(), this::afterWrite, listener);
         this.claimSlots = new Semaphore(settings.claimThreads());
+        this.capacity = new ServiceCapacity(
+                key -> catalog.findByKey(key)
+                        .map(ServiceDefinition::maxInFlight)
+                        .orElse(1_000),
+                entries -> entries.forEach(index::offer));
         shards.onChange(owned -> {
             index.removeShards(s -> !owned.contains(s));
             loader.resetWatermark();
@@ -188,8 +193,9 @@ public final class FiringEngine {
         afterWrite(List.of(result));
     }
 
+    /** Jobs held in memory: in the fire-time index, or due and parked while their service is full. */
     public int inMemory() {
-        return index.size();
+        return index.size() + capacity.parked();
     }
 
     public int inFlight() {
@@ -226,12 +232,9 @@ public final class FiringEngine {
                 }
                 claimSlots.acquire();
                 List<IndexEntry> due = index.pollDue(clock.millis(), settings.claimBatch());
-                List<IndexEntry> ready = admitByCapacity(due);
+                List<IndexEntry> ready = capacity.admit(due);
                 if (ready.isEmpty()) {
                     claimSlots.release();
-                    if (!due.isEmpty()) {
-                        awaitWake(DEFER_MS);
-                    }
                     continue;
                 }
                 claimers.execute(() -> {
@@ -260,36 +263,20 @@ public final class FiringEngine {
         }
     }
 
-    /** Keeps the due jobs whose service has room; puts the others back a little later. */
-    private List<IndexEntry> admitByCapacity(List<IndexEntry> due) {
-        List<IndexEntry> ready = new ArrayList<>(due.size());
-        long later = clock.millis() + DEFER_MS;
-        for (IndexEntry e : due) {
-            int max = catalog.findByKey(e.serviceKey())
-                    .map(ServiceDefinition::maxInFlight)
-                    .orElse(1_000);
-            if (limiter.tryAcquire(e.serviceKey(), max)) {
-                ready.add(e);
-            } else {
-                // the service is saturated: wait in memory; the database row stays as it is
-                index.offer(new IndexEntry(e.jobId(), later, e.serviceKey(), e.shard()));
-            }
-        }
-        return ready;
-    }
-
     private void claimAndFire(List<IndexEntry> ready) {
         List<Long> ids = new ArrayList<>(ready.size());
         ready.forEach(e -> ids.add(e.jobId()));
         long now = clock.millis();
         AttemptStore.Claim claim;
         try {
+            long started = System.nanoTime();
             claim = store.claim(ids, nodeId, now);
+            listener.claimed(ids.size(), System.nanoTime() - started);
         } catch (RuntimeException e) {
             LOG.error("claiming {} jobs failed; they stay DELAYED and are tried again: {}", ids.size(), e.toString());
             long retryAt = now + 1_000;
             for (IndexEntry entry : ready) {
-                limiter.release(entry.serviceKey());
+                capacity.release(entry.serviceKey());
                 index.offer(new IndexEntry(entry.jobId(), retryAt, entry.serviceKey(), entry.shard()));
             }
             return;
@@ -301,18 +288,30 @@ public final class FiringEngine {
             deliver(job, now);
         }
         // not claimed: fired elsewhere, canceled, rescheduled later, or expired
-        unclaimed.values().forEach(e -> limiter.release(e.serviceKey()));
+        unclaimed.values().forEach(e -> capacity.release(e.serviceKey()));
     }
 
-    private void deliver(Job job, long firedAt) {
+    private void deliver(Job job, long claimedAt) {
         inFlight.put(job.id(), job.attempts());
         Optional<ServiceDefinition> service = catalog.find(job.app(), job.service());
+        int maxInFlight = service.map(ServiceDefinition::maxInFlight).orElse(1_000);
+        gates.submit(job.serviceKey(), maxInFlight, () -> send(job, service, claimedAt));
+    }
+
+    private void send(Job job, Optional<ServiceDefinition> service, long firedAt) {
         listener.fired(job, firedAt);
-        CompletionStage<DeliveryResult> stage = service.isPresent()
-                ? dispatcher.deliver(new Delivery(job, service.get(), firedAt))
-                : CompletableFuture.completedFuture(DeliveryResult.error("service " + job.service() + " not found"));
+        CompletionStage<DeliveryResult> stage;
+        try {
+            stage = service.isPresent()
+                    ? dispatcher.deliver(new Delivery(job, service.get(), firedAt))
+                    : CompletableFuture.completedFuture(
+                            DeliveryResult.error("service " + job.service() + " not found"));
+        } catch (RuntimeException e) {
+            stage = CompletableFuture.completedFuture(DeliveryResult.error(e.toString()));
+        }
         stage.whenComplete((result, error) -> {
-            limiter.release(job.serviceKey());
+            gates.release(job.serviceKey());
+            capacity.release(job.serviceKey());
             inFlight.remove(job.id(), job.attempts());
             DeliveryResult r = error != null ? DeliveryResult.error(error.toString()) : result;
             if (r.outcome() == AttemptOutcome.SUCCESS

@@ -10,5 +10,11 @@ public interface FiringListener {
     /** An attempt's result was written. */
     default void ended(AttemptResult result) {}
 
+    /** A claim transaction took {@code nanos} for {@code jobs} jobs. */
+    default void claimed(int jobs, long nanos) {}
+
+    /** A result write took {@code nanos} for {@code results} results. */
+    default void wrote(int results, long nanos) {}
+
     FiringListener NONE = new FiringListener() {};
 }

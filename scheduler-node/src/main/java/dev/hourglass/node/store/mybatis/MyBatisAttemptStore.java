@@ -40,13 +40,20 @@ public final class MyBatisAttemptStore implements AttemptStore {
                 claimed = rows.stream().map(JobRows::toJob).toList();
             }
             List<Long> expired = List.of();
-            String expireToken = tokens.next();
-            if (m.expire(jobIds, expireToken, now) > 0) {
-                expired = m.findByToken(jobIds, expireToken).stream()
-                        .map(r -> r.id)
-                        .toList();
-                m.copyToBacklog(expired, expireToken, now);
-                m.deleteLive(expired, expireToken);
+            if (claimed.size() < jobIds.size()) {
+                // only what the claim did not win can have expired (or gone elsewhere)
+                java.util.Set<Long> won = new java.util.HashSet<>();
+                claimed.forEach(j -> won.add(j.id()));
+                List<Long> rest =
+                        jobIds.stream().filter(id -> !won.contains(id)).toList();
+                String expireToken = tokens.next();
+                if (m.expire(rest, expireToken, now) > 0) {
+                    expired = m.findByToken(rest, expireToken).stream()
+                            .map(r -> r.id)
+                            .toList();
+                    m.copyToBacklog(expired, expireToken, now);
+                    m.deleteLive(expired, expireToken);
+                }
             }
             s.commit();
             return new Claim(claimed, expired);

@@ -1,0 +1,239 @@
+package dev.hourglass.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Drives a running node through its HTTP API with a local callback receiver and prints one JSON
+ * object of results. Every loop is bounded in count and time; all traffic goes to the node's URL
+ * (give a loopback one) and to the receiver on 127.0.0.1.
+ *
+ * <pre>
+ * LoadBench --node http://127.0.0.1:8080 --admin TOKEN --workload burst   [--jobs 20000]
+ * LoadBench --node ... --admin ... --workload steady  [--rate 500] [--seconds 60] [--delay-ms 5000]
+ * LoadBench --node ... --admin ... --workload pending [--pending 1000000] [--rate 500] [--seconds 60]
+ * </pre>
+ */
+public final class LoadBench {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final NodeApi api;
+    private final Map<String, String> opts;
+    private final CallbackSink sink;
+    private String token;
+    private final String service = "bench";
+
+    private LoadBench(Map<String, String> opts) throws Exception {
+        this.opts = opts;
+        this.api = new NodeApi(opts.getOrDefault("node", "http://127.0.0.1:8080"));
+        this.sink = new CallbackSink();
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> opts = new HashMap<>();
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            opts.put(args[i].replaceFirst("^--", ""), args[i + 1]);
+        }
+        LoadBench bench = new LoadBench(opts);
+        try {
+            ObjectNode result = bench.run();
+            System.out.println(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(result));
+        } finally {
+            bench.sink.close();
+        }
+        System.exit(0);
+    }
+
+    private long opt(String name, long dflt) {
+        return Long.parseLong(opts.getOrDefault(name, Long.toString(dflt)));
+    }
+
+    private ObjectNode run() {
+        String admin = opts.get("admin");
+        String app = "bench" + System.currentTimeMillis() % 10_000_000;
+        token = api.call("POST", "/api/v1/apps", admin, "{\"name\":\"" + app + "\"}")
+                .get("token")
+                .asText();
+        api.call(
+                "PUT",
+                "/api/v1/services/" + service,
+                token,
+                "{\"protocol\":\"HTTP\",\"url\":\"" + sink.url() + "\",\"maxInFlight\":"
+                        + opts.getOrDefault("max-in-flight", "256") + ",\"timeoutMs\":30000,\"maxAttempts\":3}");
+        String workload = opts.getOrDefault("workload", "burst");
+        return switch (workload) {
+            case "burst" -> burst((int) opt("jobs", 20_000));
+            case "steady" -> steady((int) opt("rate", 500), (int) opt("seconds", 60), opt("delay-ms", 5_000));
+            case "pending" ->
+                pending((int) opt("pending", 1_000_000), (int) opt("rate", 500), (int) opt("seconds", 60));
+            default -> throw new IllegalArgumentException("workload is burst, steady or pending");
+        };
+    }
+
+    /** N jobs due within one second, submitted ahead of time in batches of 1,000. */
+    private ObjectNode burst(int jobs) {
+        long lead = opt("lead-ms", 15_000);
+        long firstFireAt = System.currentTimeMillis() + lead;
+        long started = System.currentTimeMillis();
+        submitBatches(jobs, i -> firstFireAt + (i * 1_000L) / jobs);
+        long submitMs = System.currentTimeMillis() - started;
+        awaitDeliveries(jobs, firstFireAt + 1_000 + 120_000);
+        ObjectNode out = report("burst", jobs, jobs * 1_000.0 / Math.max(1, submitMs));
+        long span = sink.lastArrival.get() - firstFireAt;
+        out.put("fireSpanMs", span);
+        out.put("fireThroughputPerSec", Math.round(sink.deliveries.size() * 1_000.0 / Math.max(1_000, span)));
+        return out;
+    }
+
+    /** Single submits at a fixed rate, each due delayMs later. */
+    private ObjectNode steady(int rate, int seconds, long delayMs) {
+        int jobs = rate * seconds;
+        double submitRate = paceSubmits(rate, jobs, delayMs);
+        awaitDeliveries(jobs, System.currentTimeMillis() + delayMs + 60_000);
+        ObjectNode out = report("steady", jobs, submitRate);
+        out.put("ratePerSec", rate);
+        out.put("delayMs", delayMs);
+        out.put(
+                "fireThroughputPerSec",
+                Math.round(sink.deliveries.size()
+                        * 1_000.0
+                        / Math.max(1, sink.lastArrival.get() - sink.firstArrival.get())));
+        return out;
+    }
+
+    /** Many jobs due far ahead (they must stay out of memory), then the steady load. */
+    private ObjectNode pending(int pending, int rate, int seconds) {
+        long[] before = api.heap();
+        long started = System.currentTimeMillis();
+        long farAway = System.currentTimeMillis() + 86_400_000L;
+        submitBatches(pending, i -> farAway + i % 3_600_000);
+        long loadMs = System.currentTimeMillis() - started;
+        sleep(5_000);
+        long[] afterLoad = api.heap();
+        ObjectNode out = steady(rate, seconds, opt("delay-ms", 5_000));
+        long[] after = api.heap();
+        out.put("workload", "pending+steady");
+        out.put("pendingJobs", pending);
+        out.put("pendingSubmitRatePerSec", Math.round(pending * 1_000.0 / Math.max(1, loadMs)));
+        ObjectNode heap = out.putObject("nodeHeapBytes");
+        heap.put("liveBeforePending", before[0]);
+        heap.put("liveAfterPending", afterLoad[0]);
+        heap.put("liveAfterSteady", after[0]);
+        heap.put("usedAfterSteady", after[1]);
+        return out;
+    }
+
+    interface FireTime {
+        long of(int index);
+    }
+
+    private void submitBatches(int jobs, FireTime fireTime) {
+        Semaphore inFlight = new Semaphore(4);
+        List<CompletableFuture<?>> all = new ArrayList<>();
+        AtomicLong failed = new AtomicLong();
+        for (int start = 0; start < jobs; start += 1_000) {
+            StringBuilder body = new StringBuilder("{\"jobs\":[");
+            for (int i = start; i < Math.min(jobs, start + 1_000); i++) {
+                body.append(i == start ? "" : ",")
+                        .append("{\"service\":\"")
+                        .append(service)
+                        .append("\",\"fireAt\":")
+                        .append(fireTime.of(i))
+                        .append(",\"payload\":{\"i\":")
+                        .append(i)
+                        .append("}}");
+            }
+            body.append("]}");
+            inFlight.acquireUninterruptibly();
+            all.add(api.sendAsync("POST", "/api/v1/jobs/batch", token, body.toString())
+                    .whenComplete((r, e) -> {
+                        inFlight.release();
+                        if (e != null || r.statusCode() != 200 || r.body().contains("\"error\"")) {
+                            failed.incrementAndGet();
+                        }
+                    }));
+        }
+        CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
+        if (failed.get() > 0) {
+            throw new IllegalStateException(failed.get() + " batches failed");
+        }
+    }
+
+    /** Submits {@code jobs} single jobs at {@code rate}/s; returns the achieved submit rate. */
+    private double paceSubmits(int rate, int jobs, long delayMs) {
+        Semaphore inFlight = new Semaphore(512);
+        AtomicLong failed = new AtomicLong();
+        List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>(jobs);
+        long start = System.nanoTime();
+        for (int i = 0; i < jobs; i++) {
+            long due = start + (long) i * 1_000_000_000L / rate;
+            long wait = due - System.nanoTime();
+            if (wait > 0) {
+                LockSupport.parkNanos(wait);
+            }
+            inFlight.acquireUninterruptibly();
+            String body = "{\"service\":\"" + service + "\",\"delayMs\":" + delayMs + ",\"payload\":{\"i\":" + i + "}}";
+            all.add(api.sendAsync("POST", "/api/v1/jobs", token, body).whenComplete((r, e) -> {
+                inFlight.release();
+                if (e != null || r.statusCode() != 201) {
+                    failed.incrementAndGet();
+                }
+            }));
+        }
+        CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
+        double elapsedS = (System.nanoTime() - start) / 1e9;
+        if (failed.get() > 0) {
+            System.err.println(failed.get() + " submits failed");
+        }
+        return Math.round(jobs / elapsedS * 10) / 10.0;
+    }
+
+    private void awaitDeliveries(int jobs, long deadline) {
+        while (sink.deliveries.size() < jobs && System.currentTimeMillis() < deadline) {
+            sleep(200);
+        }
+        sleep(2_000); // let late duplicates, if any, arrive before counting
+    }
+
+    private ObjectNode report(String workload, int jobs, double submitRate) {
+        ObjectNode out = JSON.createObjectNode();
+        out.put("workload", workload);
+        out.put("jobs", jobs);
+        out.put("submitRatePerSec", Math.round(submitRate));
+        ObjectNode late = out.putObject("latenessMs");
+        late.put("p50", sink.lateness.getValueAtPercentile(50));
+        late.put("p95", sink.lateness.getValueAtPercentile(95));
+        late.put("p99", sink.lateness.getValueAtPercentile(99));
+        late.put("max", sink.lateness.getMaxValue());
+        out.put("delivered", sink.deliveries.size());
+        out.put("missed", jobs - sink.deliveries.size());
+        out.put(
+                "duplicated",
+                sink.deliveries.values().stream().filter(c -> c > 1).count());
+        out.put("early", sink.early.get());
+        out.set(
+                "nodeAttemptsByOutcome",
+                api.call("GET", "/api/v1/stats", token, null).get("attemptsSinceStartByOutcome"));
+        long[] heap = api.heap();
+        out.put("nodeHeapLiveBytes", heap[0]);
+        out.put("nodeHeapUsedBytes", heap[1]);
+        return out;
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

