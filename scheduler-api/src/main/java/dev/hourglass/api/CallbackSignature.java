@@ -50,15 +50,26 @@ public final class CallbackSignature {
         return MessageDigest.isEqual(expected, v1.getBytes(StandardCharsets.US_ASCII));
     }
 
+    /** A Mac per thread, re-keyed only when the secret changes: getInstance and init cost more than the MAC. */
+    private static final ThreadLocal<KeyedMac> MACS = new ThreadLocal<>();
+
+    private record KeyedMac(String secret, Mac mac) {}
+
     private static byte[] hmac(String secret, long timestampMs, byte[] body) {
-        try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-            mac.update((timestampMs + ".").getBytes(StandardCharsets.US_ASCII));
-            return mac.doFinal(body);
-        } catch (NoSuchAlgorithmException | InvalidKeyException e) {
-            throw new IllegalStateException("HmacSHA256 is not available", e);
+        KeyedMac keyed = MACS.get();
+        if (keyed == null || !keyed.secret().equals(secret)) {
+            try {
+                Mac mac = Mac.getInstance("HmacSHA256");
+                mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+                keyed = new KeyedMac(secret, mac);
+                MACS.set(keyed);
+            } catch (NoSuchAlgorithmException | InvalidKeyException e) {
+                throw new IllegalStateException("HmacSHA256 is not available", e);
+            }
         }
+        Mac mac = keyed.mac();
+        mac.update((timestampMs + ".").getBytes(StandardCharsets.US_ASCII));
+        return mac.doFinal(body); // doFinal also resets the Mac for the next use
     }
 
     private static String hex(byte[] bytes) {

@@ -100,7 +100,8 @@ public final class HourglassNode implements AutoCloseable {
                             e.indexCapacity,
                             e.claimBatch,
                             e.claimThreads,
-                            e.resultBatch),
+                            e.resultBatch,
+                            e.claimLeadMs),
                     nodeId,
                     metrics);
             var l = config.limits;

@@ -49,8 +49,10 @@ public class NodeConfig {
         public long timeoutSweepIntervalMs = 1_000;
         public int indexCapacity = 200_000;
         public int claimBatch = 500;
-        public int claimThreads = 2;
+        public int claimThreads = 4;
         public int resultBatch = 500;
+        /** Claim jobs this long before their fire time (sent exactly at it); 0: claim at the fire time. */
+        public long claimLeadMs = 100;
         /** How long a graceful stop waits for deliveries under way. */
         public long shutdownGraceMs = 10_000;
     }
@@ -94,6 +96,7 @@ public class NodeConfig {
         check(errors, engine.claimBatch >= 1 && engine.claimBatch <= 5_000, "engine.claimBatch must be in 1..5000");
         check(errors, engine.claimThreads >= 1 && engine.claimThreads <= 64, "engine.claimThreads must be in 1..64");
         check(errors, engine.resultBatch >= 1 && engine.resultBatch <= 5_000, "engine.resultBatch must be in 1..5000");
+        check(errors, engine.claimLeadMs >= 0 && engine.claimLeadMs <= 5_000, "engine.claimLeadMs must be in 0..5000");
         check(errors, engine.shutdownGraceMs >= 0, "engine.shutdownGraceMs must not be negative");
         check(errors, limits.maxPayloadBytes >= 16, "limits.maxPayloadBytes must be at least 16");
         check(errors, limits.maxFireAheadMs >= 1_000, "limits.maxFireAheadMs must be at least 1000");

@@ -13,11 +13,13 @@ import java.util.List;
 public interface AttemptStore {
 
     /**
-     * Claims the jobs among {@code jobIds} that are DELAYED, due at or before {@code now} and not
-     * expired: each becomes RUNNING with attempt + 1 and an open execution-log row, in one
-     * transaction. Due jobs past their expiry become EXPIRED instead.
+     * Claims the jobs among {@code jobIds} that are DELAYED, due at or before {@code horizon} (now,
+     * or a little later: see {@code claimLeadMs}) and not expired: each becomes RUNNING with
+     * attempt + 1, its deadline {@code max(fireAt, now) + timeout}, and an open execution-log row
+     * fired at {@code max(fireAt, now)}, in one transaction. Due jobs past their expiry become
+     * EXPIRED instead.
      */
-    Claim claim(Collection<Long> jobIds, String node, long now);
+    Claim claim(Collection<Long> jobIds, String node, long now, long horizon);
 
     /** Applies the results of finished attempts, batched in one transaction. */
     void record(List<AttemptResult> results, long now);

@@ -11,6 +11,8 @@ package dev.hourglass.node.firing;
  * @param claimBatch at most this many jobs per claim transaction
  * @param claimThreads claims in parallel
  * @param resultBatch at most this many results per write
+ * @param claimLeadMs jobs are claimed up to this long before their fire time and sent at it, so
+ *     the claim's database round trip is not part of their lateness; 0 claims at the fire time
  */
 public record EngineSettings(
         long loadWindowMs,
@@ -20,9 +22,10 @@ public record EngineSettings(
         int indexCapacity,
         int claimBatch,
         int claimThreads,
-        int resultBatch) {
+        int resultBatch,
+        long claimLeadMs) {
 
     public static EngineSettings defaults() {
-        return new EngineSettings(60_000, 1_000, 2_000, 1_000, 200_000, 500, 2, 500);
+        return new EngineSettings(60_000, 1_000, 2_000, 1_000, 200_000, 500, 4, 500, 100);
     }
 }

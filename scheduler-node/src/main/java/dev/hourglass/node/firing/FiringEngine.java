@@ -27,6 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -70,6 +71,9 @@ public final class FiringEngine {
     private final OutcomeWriter writer;
     private final Semaphore claimSlots;
 
+    private final Object sendTimerLock = new Object();
+    private final Map<Long, WaitingSend> waitingToSend = new ConcurrentHashMap<>();
+    private ScheduledExecutorService sendTimer;
     private ExecutorService claimers;
     private ScheduledExecutorService housekeeping;
     private Thread firingThread;
@@ -111,6 +115,7 @@ public final class FiringEngine {
     public synchronized void start() {
         firing = true;
         claimers = Executors.newFixedThreadPool(settings.claimThreads(), named("hourglass-claim"));
+        sendTimer = Executors.newSingleThreadScheduledExecutor(named("hourglass-send-timer"));
         housekeeping = Executors.newSingleThreadScheduledExecutor(named("hourglass-housekeeping"));
         writerThread = named("hourglass-results").newThread(writer);
         writerThread.start();
@@ -143,6 +148,7 @@ public final class FiringEngine {
         signal();
         joinQuietly(firingThread, 5_000);
         shutdown(claimers, 10_000);
+        shutdown(sendTimer, settings.claimLeadMs() + 1_000); // claimed ahead: still sent at their time
         long deadline = System.currentTimeMillis() + graceMs;
         while (!inFlight.isEmpty() && System.currentTimeMillis() < deadline) {
             sleepQuietly(20);
@@ -165,6 +171,9 @@ public final class FiringEngine {
         if (claimers != null) {
             claimers.shutdownNow();
         }
+        if (sendTimer != null) {
+            sendTimer.shutdownNow();
+        }
         if (housekeeping != null) {
             housekeeping.shutdownNow();
         }
@@ -177,10 +186,23 @@ public final class FiringEngine {
         }
     }
 
-    /** A job canceled or moved away: out of memory (claiming it would fail anyway; this frees room). */
+    /**
+     * A job canceled or moved away: out of memory (claiming it would fail anyway; this frees room).
+     * A job claimed ahead and waiting for its fire time is not sent.
+     */
     public void forget(long jobId) {
         index.remove(jobId);
+        WaitingSend waiting;
+        synchronized (sendTimerLock) {
+            waiting = waitingToSend.remove(jobId);
+        }
+        if (waiting != null && waiting.future().cancel(false)) {
+            inFlight.remove(jobId);
+            capacity.release(waiting.serviceKey());
+        }
     }
+
+    private record WaitingSend(ScheduledFuture<?> future, String serviceKey) {}
 
     /** Whether a job due then would be in this node's memory: the placement rule's question. */
     public boolean isWithinLoadedWindow(long dueAt) {
@@ -224,14 +246,14 @@ public final class FiringEngine {
     private void fireLoop() {
         while (firing) {
             try {
-                long now = clock.millis();
+                long horizon = clock.millis() + settings.claimLeadMs();
                 long next = index.nextDueAt();
-                if (next > now) {
-                    awaitWake(Math.min(next - now, MAX_WAIT_MS));
+                if (next > horizon) {
+                    awaitWake(Math.min(next - horizon, MAX_WAIT_MS));
                     continue;
                 }
                 claimSlots.acquire();
-                List<IndexEntry> due = index.pollDue(clock.millis(), settings.claimBatch());
+                List<IndexEntry> due = index.pollDue(clock.millis() + settings.claimLeadMs(), settings.claimBatch());
                 List<IndexEntry> ready = capacity.admit(due);
                 if (ready.isEmpty()) {
                     claimSlots.release();
@@ -270,7 +292,7 @@ public final class FiringEngine {
         AttemptStore.Claim claim;
         try {
             long started = System.nanoTime();
-            claim = store.claim(ids, nodeId, now);
+            claim = store.claim(ids, nodeId, now, now + settings.claimLeadMs());
             listener.claimed(ids.size(), System.nanoTime() - started);
         } catch (RuntimeException e) {
             LOG.error("claiming {} jobs failed; they stay DELAYED and are tried again: {}", ids.size(), e.toString());
@@ -285,20 +307,50 @@ public final class FiringEngine {
         ready.forEach(e -> unclaimed.put(e.jobId(), e));
         for (Job job : claim.claimed()) {
             unclaimed.remove(job.id());
-            deliver(job, now);
+            deliver(job, Math.max(job.fireAt(), now)); // the store logged the attempt as fired then
         }
         // not claimed: fired elsewhere, canceled, rescheduled later, or expired
         unclaimed.values().forEach(e -> capacity.release(e.serviceKey()));
     }
 
-    private void deliver(Job job, long claimedAt) {
+    /** Sends a claimed attempt at {@code sendAt} (never earlier), through its service's gate. */
+    private void deliver(Job job, long sendAt) {
         inFlight.put(job.id(), job.attempts());
-        Optional<ServiceDefinition> service = catalog.find(job.app(), job.service());
-        int maxInFlight = service.map(ServiceDefinition::maxInFlight).orElse(1_000);
-        gates.submit(job.serviceKey(), maxInFlight, () -> send(job, service, claimedAt));
+        long wait = sendAt - clock.millis();
+        if (wait <= 0) {
+            sendThroughGate(job);
+            return;
+        }
+        synchronized (sendTimerLock) {
+            ScheduledFuture<?> future = sendTimer.schedule(() -> sendWhenDue(job, sendAt), wait, TimeUnit.MILLISECONDS);
+            waitingToSend.put(job.id(), new WaitingSend(future, job.serviceKey()));
+        }
     }
 
-    private void send(Job job, Optional<ServiceDefinition> service, long firedAt) {
+    private void sendWhenDue(Job job, long sendAt) {
+        long early = sendAt - clock.millis();
+        if (early > 0) { // the timer counts monotonic time, the clock is wall time: never send early
+            synchronized (sendTimerLock) {
+                ScheduledFuture<?> future =
+                        sendTimer.schedule(() -> sendWhenDue(job, sendAt), early, TimeUnit.MILLISECONDS);
+                waitingToSend.put(job.id(), new WaitingSend(future, job.serviceKey()));
+            }
+            return;
+        }
+        synchronized (sendTimerLock) {
+            waitingToSend.remove(job.id());
+        }
+        sendThroughGate(job);
+    }
+
+    private void sendThroughGate(Job job) {
+        Optional<ServiceDefinition> service = catalog.find(job.app(), job.service());
+        int maxInFlight = service.map(ServiceDefinition::maxInFlight).orElse(1_000);
+        gates.submit(job.serviceKey(), maxInFlight, () -> send(job, service));
+    }
+
+    private void send(Job job, Optional<ServiceDefinition> service) {
+        long firedAt = clock.millis();
         listener.fired(job, firedAt);
         CompletionStage<DeliveryResult> stage;
         try {

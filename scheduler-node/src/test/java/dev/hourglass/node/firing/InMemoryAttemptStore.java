@@ -19,7 +19,7 @@ final class InMemoryAttemptStore implements AttemptStore {
     }
 
     @Override
-    public Claim claim(Collection<Long> jobIds, String node, long now) {
+    public Claim claim(Collection<Long> jobIds, String node, long now, long horizon) {
         throw new UnsupportedOperationException();
     }
 

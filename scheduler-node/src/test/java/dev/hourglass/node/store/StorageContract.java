@@ -167,18 +167,32 @@ public abstract class StorageContract {
         Job due = job(T0, null, 3);
         Job later = job(T0 + 60_000, null, 3);
         jobs.insertAll(List.of(due, later));
-        AttemptStore.Claim first = attempts.claim(List.of(due.id(), later.id()), "n1", T0 + 5);
+        AttemptStore.Claim first = attempts.claim(List.of(due.id(), later.id()), "n1", T0 + 5, T0 + 5);
         assertThat(first.claimed()).extracting(Job::id).containsExactly(due.id());
         Job running = first.claimed().get(0);
         assertThat(running.state()).isEqualTo(JobState.RUNNING);
         assertThat(running.attempts()).isEqualTo(1);
         assertThat(running.dueAt()).isEqualTo(T0 + 5 + 1_000);
-        assertThat(attempts.claim(List.of(due.id()), "n2", T0 + 10).claimed()).isEmpty();
+        assertThat(attempts.claim(List.of(due.id()), "n2", T0 + 10, T0 + 10).claimed())
+                .isEmpty();
         List<Execution> log = jobs.executions(due.id());
         assertThat(log).hasSize(1);
         assertThat(log.get(0).node()).isEqualTo("n1");
         assertThat(log.get(0).latenessMs()).isEqualTo(5);
         assertThat(log.get(0).outcome()).isNull();
+    }
+
+    @Test
+    void aClaimAheadOfTheFireTimeIsSentAtTheFireTimeAndItsDeadlineCountsFromThere() {
+        Job soon = job(T0 + 50, null, 3);
+        Job later = job(T0 + 150, null, 3);
+        jobs.insertAll(List.of(soon, later));
+        AttemptStore.Claim claim = attempts.claim(List.of(soon.id(), later.id()), "n1", T0, T0 + 100);
+        assertThat(claim.claimed()).extracting(Job::id).containsExactly(soon.id());
+        assertThat(claim.claimed().get(0).dueAt()).isEqualTo(T0 + 50 + 1_000);
+        Execution e = jobs.executions(soon.id()).get(0);
+        assertThat(e.firedAt()).as("sent at the fire time, not at the claim").isEqualTo(T0 + 50);
+        assertThat(e.latenessMs()).isZero();
     }
 
     @Test
@@ -199,7 +213,7 @@ public abstract class StorageContract {
                     MyBatisAttemptStore store = new MyBatisAttemptStore(db.sessions(), node);
                     List<Long> won = new ArrayList<>();
                     for (int i = 0; i < shuffled.size(); i += 20) {
-                        store.claim(shuffled.subList(i, i + 20), node, T0 + 1)
+                        store.claim(shuffled.subList(i, i + 20), node, T0 + 1, T0 + 1)
                                 .claimed()
                                 .forEach(j -> won.add(j.id()));
                     }
@@ -221,7 +235,7 @@ public abstract class StorageContract {
     void expiredJobsEndAsExpiredInsteadOfFiring() {
         Job j = withExpiry(job(T0, null, 5), T0 + 100);
         jobs.insert(j);
-        AttemptStore.Claim claim = attempts.claim(List.of(j.id()), "n1", T0 + 101);
+        AttemptStore.Claim claim = attempts.claim(List.of(j.id()), "n1", T0 + 101, T0 + 101);
         assertThat(claim.claimed()).isEmpty();
         assertThat(claim.expired()).containsExactly(j.id());
         assertThat(jobs.find(j.id()).orElseThrow().state()).isEqualTo(JobState.EXPIRED);
@@ -232,7 +246,7 @@ public abstract class StorageContract {
         Job retried = job(T0, null, 6);
         Job finished = job(T0, null, 6);
         jobs.insertAll(List.of(retried, finished));
-        attempts.claim(List.of(retried.id(), finished.id()), "n1", T0);
+        attempts.claim(List.of(retried.id(), finished.id()), "n1", T0, T0);
         attempts.record(
                 List.of(
                         new AttemptResult(
@@ -281,7 +295,7 @@ public abstract class StorageContract {
         assertThat(loaded).extracting(IndexEntry::jobId).containsExactly(a.id(), b.id());
         assertThat(loaded.get(0).serviceKey()).isEqualTo(app + "/svc");
         assertThat(attempts.loadDue(List.of(shard), T0, T0 + 1_000, 1)).hasSize(1);
-        attempts.claim(List.of(a.id()), "n1", T0 + 100);
+        attempts.claim(List.of(a.id()), "n1", T0 + 100, T0 + 100);
         assertThat(attempts.findTimedOut(List.of(shard), T0 + 100 + 999, 10)).isEmpty();
         assertThat(attempts.findTimedOut(List.of(shard), T0 + 100 + 1_000, 10))
                 .extracting(Job::id)
@@ -319,7 +333,7 @@ public abstract class StorageContract {
     void aRunningJobCanBeCanceledAndItsLateResultChangesNothing() {
         Job j = job(T0, null, 10);
         jobs.insert(j);
-        attempts.claim(List.of(j.id()), "n1", T0);
+        attempts.claim(List.of(j.id()), "n1", T0, T0);
         assertThat(mutations.cancel(j.id(), null, T0 + 1).orElseThrow().state()).isEqualTo(JobState.CANCELED);
         attempts.record(
                 List.of(new AttemptResult(

@@ -41,9 +41,9 @@ public interface JobMapper {
             @Param("token") String token,
             @Param("now") long now);
 
-    int copyToBacklog(@Param("ids") Collection<Long> ids, @Param("token") String token, @Param("now") long now);
+    int copyToBacklog(@Param("ids") IdList ids, @Param("token") String token, @Param("now") long now);
 
-    int deleteLive(@Param("ids") Collection<Long> ids, @Param("token") String token);
+    int deleteLive(@Param("ids") IdList ids, @Param("token") String token);
 
     int revive(
             @Param("id") long id,
@@ -56,20 +56,18 @@ public interface JobMapper {
     int deleteFinal(@Param("id") long id);
 
     int claim(
-            @Param("ids") Collection<Long> ids,
+            @Param("ids") IdList ids,
             @Param("node") String node,
             @Param("token") String token,
-            @Param("now") long now);
+            @Param("now") long now,
+            @Param("horizon") long horizon);
 
-    List<JobRow> findByToken(@Param("ids") Collection<Long> ids, @Param("token") String token);
+    List<JobRow> findByToken(@Param("ids") IdList ids, @Param("token") String token);
 
     int openExecutions(
-            @Param("ids") Collection<Long> ids,
-            @Param("token") String token,
-            @Param("node") String node,
-            @Param("now") long now);
+            @Param("ids") IdList ids, @Param("token") String token, @Param("node") String node, @Param("now") long now);
 
-    int expire(@Param("ids") Collection<Long> ids, @Param("token") String token, @Param("now") long now);
+    int expire(@Param("ids") IdList ids, @Param("token") String token, @Param("now") long now);
 
     int closeExecution(
             @Param("jobId") long jobId,

@@ -26,7 +26,7 @@ public final class MyBatisAttemptStore implements AttemptStore {
     }
 
     @Override
-    public Claim claim(Collection<Long> jobIds, String node, long now) {
+    public Claim claim(Collection<Long> jobIds, String node, long now, long horizon) {
         if (jobIds.isEmpty()) {
             return new Claim(List.of(), List.of());
         }
@@ -34,9 +34,10 @@ public final class MyBatisAttemptStore implements AttemptStore {
         try (SqlSession s = sessions.openSession(false)) {
             JobMapper m = s.getMapper(JobMapper.class);
             List<Job> claimed = List.of();
-            if (m.claim(jobIds, node, token, now) > 0) {
-                List<JobRow> rows = m.findByToken(jobIds, token);
-                m.openExecutions(jobIds, token, node, now);
+            IdList ids = IdList.of(jobIds);
+            if (m.claim(ids, node, token, now, horizon) > 0) {
+                List<JobRow> rows = m.findByToken(ids, token);
+                m.openExecutions(ids, token, node, now);
                 claimed = rows.stream().map(JobRows::toJob).toList();
             }
             List<Long> expired = List.of();
@@ -47,12 +48,12 @@ public final class MyBatisAttemptStore implements AttemptStore {
                 List<Long> rest =
                         jobIds.stream().filter(id -> !won.contains(id)).toList();
                 String expireToken = tokens.next();
-                if (m.expire(rest, expireToken, now) > 0) {
-                    expired = m.findByToken(rest, expireToken).stream()
+                if (m.expire(IdList.of(rest), expireToken, now) > 0) {
+                    expired = m.findByToken(IdList.of(rest), expireToken).stream()
                             .map(r -> r.id)
                             .toList();
-                    m.copyToBacklog(expired, expireToken, now);
-                    m.deleteLive(expired, expireToken);
+                    m.copyToBacklog(IdList.of(expired), expireToken, now);
+                    m.deleteLive(IdList.of(expired), expireToken);
                 }
             }
             s.commit();
@@ -86,8 +87,8 @@ public final class MyBatisAttemptStore implements AttemptStore {
                 }
             }
             if (!ended.isEmpty()) {
-                m.copyToBacklog(ended, token, now);
-                m.deleteLive(ended, token);
+                m.copyToBacklog(IdList.of(ended), token, now);
+                m.deleteLive(IdList.of(ended), token);
             }
             s.flushStatements();
             s.commit();

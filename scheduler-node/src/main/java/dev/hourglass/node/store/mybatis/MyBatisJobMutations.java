@@ -56,7 +56,7 @@ public final class MyBatisJobMutations implements JobMutations {
             if (m.markFinal(id, app, CANCELABLE, JobState.CANCELED.name(), "canceled", token, now) == 0) {
                 return Optional.empty();
             }
-            List<Long> ids = List.of(id);
+            IdList ids = IdList.of(List.of(id));
             m.copyToBacklog(ids, token, now);
             m.deleteLive(ids, token);
             JobRow row = m.findFinal(id);
