@@ -97,6 +97,7 @@ public final class LoadBench {
         long firstFireAt = System.currentTimeMillis() + 3_000;
         submitBatches(5_000, i -> firstFireAt + (i * 1_000L) / 5_000);
         awaitDeliveries(jobs + 5_000, firstFireAt + 60_000);
+        sleep(3_000); // results are written in batches after the deliveries
         sink.reset();
         baseline = api.call("GET", "/api/v1/stats", token, null).get("attemptsSinceStartByOutcome");
     }
@@ -244,9 +245,16 @@ public final class LoadBench {
                 "duplicated",
                 sink.deliveries.values().stream().filter(c -> c > 1).count());
         out.put("early", sink.early.get());
-        out.set(
-                "nodeAttemptsByOutcome",
-                api.call("GET", "/api/v1/stats", token, null).get("attemptsSinceStartByOutcome"));
+        ObjectNode outcomes = out.putObject("nodeAttemptsByOutcome");
+        api.call("GET", "/api/v1/stats", token, null)
+                .get("attemptsSinceStartByOutcome")
+                .fields()
+                .forEachRemaining(e -> outcomes.put(
+                        e.getKey(),
+                        e.getValue().asLong()
+                                - (baseline == null
+                                        ? 0
+                                        : baseline.path(e.getKey()).asLong())));
         long[] heap = api.heap();
         out.put("nodeHeapLiveBytes", heap[0]);
         out.put("nodeHeapUsedBytes", heap[1]);

@@ -98,7 +98,7 @@ public final class FiringEngine {
         this.nodeId = nodeId;
         this.listener = listener;
         this.index = new SortedFireTimeIndex(settings.indexCapacity(), this::signal);
-        this.loader = new WindowLoader(store, index, shards, clock, settings);
+
         this.writer = new OutcomeWriter(store, clock, settings.resultBatch(), this::afterWrite, listener);
         this.claimSlots = new Semaphore(settings.claimThreads());
         this.capacity = new ServiceCapacity(
@@ -106,6 +106,7 @@ public final class FiringEngine {
                         .map(ServiceDefinition::maxInFlight)
                         .orElse(1_000),
                 entries -> entries.forEach(index::offer));
+        this.loader = new WindowLoader(store, index, shards, clock, settings, capacity::parked);
         shards.onChange(owned -> {
             index.removeShards(s -> !owned.contains(s));
             loader.resetWatermark();

@@ -5,6 +5,7 @@ import dev.hourglass.node.timeindex.FireTimeIndex;
 import dev.hourglass.node.timeindex.IndexEntry;
 import java.time.Clock;
 import java.util.List;
+import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,15 +32,26 @@ public final class WindowLoader {
     private final ShardOwnership shards;
     private final Clock clock;
     private final EngineSettings settings;
+    private final IntSupplier heldOutsideIndex;
     private volatile long watermark = Long.MIN_VALUE;
 
+    /**
+     * @param heldOutsideIndex due jobs held in memory outside the index (parked while their service
+     *     is full); they count against the index's capacity, so memory stays bounded by it
+     */
     public WindowLoader(
-            AttemptStore store, FireTimeIndex index, ShardOwnership shards, Clock clock, EngineSettings settings) {
+            AttemptStore store,
+            FireTimeIndex index,
+            ShardOwnership shards,
+            Clock clock,
+            EngineSettings settings,
+            IntSupplier heldOutsideIndex) {
         this.store = store;
         this.index = index;
         this.shards = shards;
         this.clock = clock;
         this.settings = settings;
+        this.heldOutsideIndex = heldOutsideIndex;
     }
 
     public long watermark() {
@@ -73,7 +85,7 @@ public final class WindowLoader {
         long target = clock.millis() + settings.loadWindowMs();
         List<Integer> owned = shards.current();
         while (watermark < target) {
-            int room = index.capacity() - index.size();
+            int room = index.capacity() - index.size() - heldOutsideIndex.getAsInt();
             if (room <= 0 || owned.isEmpty()) {
                 return;
             }

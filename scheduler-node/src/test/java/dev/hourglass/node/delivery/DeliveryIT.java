@@ -167,6 +167,19 @@ class DeliveryIT {
     }
 
     @Test
+    void aServiceNeverGetsMoreThanItsMaxInFlightDeliveriesAtOnce() {
+        String service = f.httpService("\"maxInFlight\":3");
+        f.receiver.respond(r -> new Reply(200, "", Map.of(), 300));
+        f.receiver.resetConcurrency();
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            ids.add(f.submit(service, 0, "").get("id").asText());
+        }
+        await().atMost(Duration.ofSeconds(15)).until(() -> ids.stream().allMatch(id -> "FINISHED".equals(f.state(id))));
+        assertThat(f.receiver.maxConcurrent()).as("concurrent deliveries").isEqualTo(3);
+    }
+
+    @Test
     void cancelStopsADelayedJobEvenOneAlreadyInMemory() {
         String service = f.httpService("");
         String far = f.submit(service, 3_600_000, "").get("id").asText();

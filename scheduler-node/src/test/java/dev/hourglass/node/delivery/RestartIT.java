@@ -77,6 +77,30 @@ class RestartIT {
     }
 
     @Test
+    void aJobThatCouldNotFireBeforeItsExpiryExpiresInsteadOfFiring() {
+        String service = f.httpService("");
+        var submitted = f.submit(service, 600, "\"expireAfterMs\":200");
+        String expiring = submitted.get("id").asText();
+        long expireAt = NodeFixture.epochMs(submitted.get("fireAt")) + 200;
+        String patient = f.submit(service, 600, "").get("id").asText();
+        f.node.halt(); // down before they are due, and until after the first one's expiry
+        await().atMost(Duration.ofSeconds(5)).until(() -> System.currentTimeMillis() > expireAt + 200);
+        f.startNode();
+        await().atMost(Duration.ofSeconds(10)).until(() -> "FINISHED".equals(f.state(patient)));
+        await().atMost(Duration.ofSeconds(5)).until(() -> "EXPIRED".equals(f.state(expiring)));
+        assertThat(f.receiver.receivedFor(expiring)).isEmpty();
+        assertThat(f.job(expiring).get("lastError").asText()).contains("expired");
+        assertThat(f.executions(expiring)).isEmpty();
+        assertThat(f.app.post("/api/v1/jobs/" + expiring + "/retry", "")
+                        .json()
+                        .get("state")
+                        .asText())
+                .as("an expired job can be retried by hand")
+                .isEqualTo("DELAYED");
+        await().atMost(Duration.ofSeconds(5)).until(() -> "FINISHED".equals(f.state(expiring)));
+    }
+
+    @Test
     void aGracefulStopWritesTheResultsOfDeliveriesUnderWay() {
         String service = f.httpService("\"timeoutMs\":5000");
         f.receiver.respond(r -> new Reply(200, "", Map.of(), 500));

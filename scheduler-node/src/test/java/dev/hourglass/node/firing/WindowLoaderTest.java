@@ -20,7 +20,7 @@ class WindowLoaderTest {
     private WindowLoader loader(int capacity) {
         index = new SortedFireTimeIndex(capacity);
         EngineSettings s = new EngineSettings(10_000, 1_000, 2_000, 1_000, capacity, 5, 1, 10, 0);
-        return new WindowLoader(store, index, shards, clock, s);
+        return new WindowLoader(store, index, shards, clock, s, () -> 0);
     }
 
     /** What firing does: due jobs leave memory and stop being DELAYED in the store. */

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
@@ -36,6 +37,8 @@ public final class CallbackReceiver implements AutoCloseable {
 
     private final HttpServer server;
     private final List<Received> received = new CopyOnWriteArrayList<>();
+    private final AtomicInteger concurrent = new AtomicInteger();
+    private final AtomicInteger maxConcurrent = new AtomicInteger();
     private volatile Function<Received, Reply> responder = r -> Reply.ok();
 
     public CallbackReceiver() throws IOException {
@@ -46,6 +49,15 @@ public final class CallbackReceiver implements AutoCloseable {
     }
 
     private void handle(HttpExchange ex) throws IOException {
+        maxConcurrent.accumulateAndGet(concurrent.incrementAndGet(), Math::max);
+        try {
+            answer(ex);
+        } finally {
+            concurrent.decrementAndGet();
+        }
+    }
+
+    private void answer(HttpExchange ex) throws IOException {
         long at = System.currentTimeMillis();
         String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
         String attempt = ex.getRequestHeaders().getFirst("Hourglass-Attempt");
@@ -81,6 +93,15 @@ public final class CallbackReceiver implements AutoCloseable {
 
     public void respond(Function<Received, Reply> responder) {
         this.responder = responder;
+    }
+
+    /** The most requests this receiver was answering at the same time, since the last reset. */
+    public int maxConcurrent() {
+        return maxConcurrent.get();
+    }
+
+    public void resetConcurrency() {
+        maxConcurrent.set(0);
     }
 
     public List<Received> received() {

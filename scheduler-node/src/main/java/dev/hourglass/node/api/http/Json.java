@@ -7,26 +7,20 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.util.RawValue;
 import dev.hourglass.api.HourglassException;
+import dev.hourglass.api.Iso8601;
 import dev.hourglass.node.catalog.ServiceDefinition;
 import dev.hourglass.node.job.Execution;
 import dev.hourglass.node.job.Job;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.Map;
 
 /** The API's JSON: one ObjectMapper, the wire shapes of SPEC §3, and the time format. */
 final class Json {
     static final ObjectMapper MAPPER = new ObjectMapper();
 
-    /** ISO-8601 UTC with milliseconds, always: 2026-11-21T15:30:00.000Z. */
-    private static final DateTimeFormatter TIME =
-            DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
-
     private Json() {}
 
     static String time(long epochMs) {
-        return TIME.format(Instant.ofEpochMilli(epochMs));
+        return Iso8601.format(epochMs);
     }
 
     static ObjectNode object() {

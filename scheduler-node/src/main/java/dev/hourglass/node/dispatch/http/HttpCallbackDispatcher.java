@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hourglass.api.CallbackSignature;
+import dev.hourglass.api.Iso8601;
 import dev.hourglass.node.dispatch.Delivery;
 import dev.hourglass.node.dispatch.DeliveryResult;
 import dev.hourglass.node.dispatch.Dispatcher;
@@ -133,8 +134,8 @@ public final class HttpCallbackDispatcher implements Dispatcher {
             g.writeStringField("bizKey", job.bizKey());
             g.writeNumberField("attempt", delivery.attempt());
             g.writeNumberField("maxAttempts", job.maxAttempts());
-            g.writeStringField("fireAt", Times.iso(job.fireAt()));
-            g.writeStringField("firedAt", Times.iso(delivery.firedAt()));
+            g.writeStringField("fireAt", Iso8601.format(job.fireAt()));
+            g.writeStringField("firedAt", Iso8601.format(delivery.firedAt()));
             g.writeFieldName("payload");
             g.writeRawValue(job.payload());
             g.writeObjectFieldStart("attributes");

@@ -1,0 +1,62 @@
+package dev.hourglass.node.delivery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.hourglass.node.config.NodeConfig;
+import dev.hourglass.node.testing.NodeFixture;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Jobs are claimed {@code claimLeadMs} before their fire time and sent at it. With a long lead the
+ * window is wide enough to observe: a claimed job is RUNNING before its time, is still not sent
+ * early, and a cancel in that window stops it.
+ */
+class ClaimAheadIT {
+    static NodeFixture f;
+    static String service;
+
+    @BeforeAll
+    static void start() throws Exception {
+        f = new NodeFixture();
+        f.node.close();
+        NodeConfig config = f.config();
+        config.engine.claimLeadMs = 3_000;
+        f.startNode(config);
+        service = f.httpService("");
+    }
+
+    @AfterAll
+    static void stop() {
+        f.close();
+    }
+
+    @Test
+    void aJobClaimedAheadIsSentAtItsFireTimeNotBefore() {
+        var job = f.submit(service, 2_000, "");
+        String id = job.get("id").asText();
+        await().atMost(Duration.ofSeconds(2)).until(() -> "RUNNING".equals(f.state(id)));
+        assertThat(f.receiver.receivedFor(id)).as("claimed, not sent").isEmpty();
+        await().atMost(Duration.ofSeconds(5)).until(() -> "FINISHED".equals(f.state(id)));
+        assertThat(f.receiver.receivedFor(id).get(0).at())
+                .isGreaterThanOrEqualTo(NodeFixture.epochMs(job.get("fireAt")));
+        assertThat(f.executions(id).get(0).get("latenessMs").asLong()).isBetween(0L, 100L);
+    }
+
+    @Test
+    void aJobCanceledAfterItsClaimIsNotSent() {
+        String id = f.submit(service, 2_000, "").get("id").asText();
+        await().atMost(Duration.ofSeconds(2)).until(() -> "RUNNING".equals(f.state(id)));
+        assertThat(f.app.delete("/api/v1/jobs/" + id).json().get("state").asText())
+                .isEqualTo("CANCELED");
+        assertThat(f.app.patch("/api/v1/jobs/" + id, "{\"delayMs\":10}").status())
+                .isEqualTo(409);
+        String witness = f.submit(service, 2_500, "").get("id").asText();
+        await().atMost(Duration.ofSeconds(6)).until(() -> "FINISHED".equals(f.state(witness)));
+        assertThat(f.receiver.receivedFor(id)).isEmpty();
+        assertThat(f.state(id)).isEqualTo("CANCELED");
+    }
+}
