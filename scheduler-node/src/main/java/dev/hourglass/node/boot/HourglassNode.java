@@ -59,6 +59,7 @@ public final class HourglassNode implements AutoCloseable {
     private final FiringEngine engine;
     private final DispatchRouter dispatch;
     private final HttpApi http;
+    private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
     private volatile boolean ready;
 
     private HourglassNode(NodeConfig config, Clock clock) {
@@ -81,7 +82,7 @@ public final class HourglassNode implements AutoCloseable {
             var shards = ShardOwnership.all(config.cluster.shards);
             var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             new JvmMemoryMetrics().bindTo(registry);
-            new JvmGcMetrics().bindTo(registry);
+            gcMetrics.bindTo(registry);
             new JvmThreadMetrics().bindTo(registry);
             new ProcessorMetrics().bindTo(registry);
             var metrics = new FiringMetrics(registry);
@@ -204,6 +205,7 @@ public final class HourglassNode implements AutoCloseable {
         engine.stop(config.engine.shutdownGraceMs);
         dispatch.close();
         database.close();
+        gcMetrics.close();
     }
 
     /** Stops everything at once, writing nothing more: what kill -9 leaves behind, for tests. */
@@ -213,6 +215,7 @@ public final class HourglassNode implements AutoCloseable {
         http.close();
         dispatch.close();
         database.close();
+        gcMetrics.close();
     }
 
     private final class Status implements NodeStatus {
