@@ -5,6 +5,10 @@ import dev.hourglass.node.api.http.NodeStatus;
 import dev.hourglass.node.catalog.Protocol;
 import dev.hourglass.node.catalog.ServiceCatalog;
 import dev.hourglass.node.catalog.ServiceCommands;
+import dev.hourglass.node.cluster.ClusterView;
+import dev.hourglass.node.cluster.CuratorCoordinator;
+import dev.hourglass.node.cluster.EmbeddedZooKeeper;
+import dev.hourglass.node.cluster.Member;
 import dev.hourglass.node.config.ConfigException;
 import dev.hourglass.node.config.NodeConfig;
 import dev.hourglass.node.dispatch.DispatchRouter;
@@ -51,6 +55,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class HourglassNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HourglassNode.class);
+    static final String VERSION = "0.1.0";
 
     private final NodeConfig config;
     private final String nodeId;
@@ -59,6 +64,9 @@ public final class HourglassNode implements AutoCloseable {
     private final FiringEngine engine;
     private final DispatchRouter dispatch;
     private final HttpApi http;
+    private final EmbeddedZooKeeper embeddedZooKeeper;
+    private final CuratorCoordinator coordinator;
+    private final ShardOwnership shards;
     private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
     private volatile boolean ready;
 
@@ -79,7 +87,7 @@ public final class HourglassNode implements AutoCloseable {
             var catalog = new ServiceCatalog(serviceRepository);
             var allowList = new CallbackAllowList(config.callbackAllow);
             this.dispatch = new DispatchRouter().register(Protocol.HTTP, new HttpCallbackDispatcher(allowList, clock));
-            var shards = ShardOwnership.all(config.cluster.shards);
+            this.shards = new ShardOwnership(List.of()); // the master's assignment fills it
             var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             new JvmMemoryMetrics().bindTo(registry);
             gcMetrics.bindTo(registry);
@@ -91,7 +99,7 @@ public final class HourglassNode implements AutoCloseable {
                     new MyBatisAttemptStore(sessions, nodeId),
                     catalog,
                     dispatch,
-                    shards,
+                    this.shards,
                     clock,
                     new EngineSettings(
                             e.loadWindowMs,
@@ -112,13 +120,33 @@ public final class HourglassNode implements AutoCloseable {
                     catalog,
                     engine,
                     new ShardPlacement(config.cluster.shards),
-                    shards,
+                    this.shards,
                     new JobIdGenerator(clock, Math.floorMod(nodeId.hashCode(), 1024)),
                     new Limits(l.maxPayloadBytes, l.maxFireAheadMs, l.maxBatch, l.maxAttributes),
                     clock);
             var services = new ServiceCommands(catalog, allowList, EnumSet.of(Protocol.HTTP), clock);
             var tenants = new Tenants(new MyBatisAppRepository(sessions), adminToken, clock);
             engine.start();
+            long startedAt = clock.millis();
+            this.embeddedZooKeeper = config.cluster.zkConnect == null || config.cluster.zkConnect.isBlank()
+                    ? new EmbeddedZooKeeper(Path.of(config.dataDir))
+                    : null;
+            String zk = embeddedZooKeeper != null ? embeddedZooKeeper.connectString() : config.cluster.zkConnect;
+            this.coordinator = new CuratorCoordinator(
+                    zk,
+                    config.cluster.zkRoot,
+                    config.cluster.zkSessionTimeoutMs,
+                    nodeId,
+                    config.cluster.shards,
+                    this.shards,
+                    () -> new Member(
+                            nodeId,
+                            baseUrlOrNull(),
+                            VERSION,
+                            startedAt,
+                            engine.inMemory(),
+                            engine.inFlight(),
+                            engine.watermark() == Long.MIN_VALUE ? null : engine.watermark()));
             this.http = new HttpApi(
                             config.http.host,
                             config.http.port,
@@ -128,14 +156,15 @@ public final class HourglassNode implements AutoCloseable {
                             services,
                             serviceRepository,
                             tenants,
-                            new Status(shards),
+                            new Status(),
                             metrics,
                             registry)
                     .start();
+            coordinator.start();
             ready = true;
-        } catch (RuntimeException ex) {
+        } catch (Exception ex) {
             database.close();
-            throw ex;
+            throw ex instanceof RuntimeException r ? r : new IllegalStateException(ex);
         }
     }
 
@@ -176,6 +205,17 @@ public final class HourglassNode implements AutoCloseable {
         }
     }
 
+    private void closeEmbeddedZooKeeper() {
+        if (embeddedZooKeeper != null) {
+            embeddedZooKeeper.close();
+        }
+    }
+
+    /** Before the HTTP server has a port (during start) there is no address yet. */
+    private String baseUrlOrNull() {
+        return http == null ? null : baseUrl();
+    }
+
     public String nodeId() {
         return nodeId;
     }
@@ -197,11 +237,17 @@ public final class HourglassNode implements AutoCloseable {
         return ready;
     }
 
-    /** Graceful: stops accepting, lets deliveries under way finish, writes their results. */
+    /**
+     * Graceful: stops accepting, leaves the cluster (the master re-assigns this node's shards at
+     * once), gives up its shards, lets deliveries under way finish and writes their results.
+     */
     @Override
     public void close() {
         ready = false;
         http.close();
+        coordinator.close();
+        shards.replace(List.of());
+        closeEmbeddedZooKeeper();
         engine.stop(config.engine.shutdownGraceMs);
         dispatch.close();
         database.close();
@@ -212,6 +258,8 @@ public final class HourglassNode implements AutoCloseable {
     public void halt() {
         ready = false;
         engine.halt();
+        coordinator.close();
+        closeEmbeddedZooKeeper();
         http.close();
         dispatch.close();
         database.close();
@@ -219,11 +267,6 @@ public final class HourglassNode implements AutoCloseable {
     }
 
     private final class Status implements NodeStatus {
-        private final ShardOwnership shards;
-
-        Status(ShardOwnership shards) {
-            this.shards = shards;
-        }
 
         @Override
         public String nodeId() {
@@ -263,6 +306,11 @@ public final class HourglassNode implements AutoCloseable {
         @Override
         public long watermark() {
             return engine.watermark();
+        }
+
+        @Override
+        public ClusterView cluster() {
+            return coordinator;
         }
     }
 }

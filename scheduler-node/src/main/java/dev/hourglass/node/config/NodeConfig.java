@@ -67,8 +67,12 @@ public class NodeConfig {
     public static class Cluster {
         /** Fixed number of shards of the job space. Never change it on a cluster with jobs. */
         public int shards = 64;
-        /** ZooKeeper ensemble (used by the cluster issue); empty means embedded/standalone. */
+        /** ZooKeeper ensemble; empty means an embedded ZooKeeper in the data dir (one-node cluster). */
         public String zkConnect;
+        /** Root of this cluster's znodes: several clusters can share one ensemble. */
+        public String zkRoot = "/hourglass";
+
+        public int zkSessionTimeoutMs = 10_000;
 
         public String kafkaBootstrap;
         public int dubboPort = 20880;
@@ -106,6 +110,14 @@ public class NodeConfig {
                 limits.maxAttributes >= 0 && limits.maxAttributes <= 256,
                 "limits.maxAttributes must be in 0..256");
         check(errors, cluster.shards >= 1 && cluster.shards <= 4096, "cluster.shards must be in 1..4096");
+        check(
+                errors,
+                cluster.zkRoot != null && cluster.zkRoot.matches("(/[A-Za-z0-9._-]+)+"),
+                "cluster.zkRoot must be a ZooKeeper path like /hourglass");
+        check(
+                errors,
+                cluster.zkSessionTimeoutMs >= 2_000 && cluster.zkSessionTimeoutMs <= 120_000,
+                "cluster.zkSessionTimeoutMs must be in 2000..120000");
         check(errors, cluster.dubboPort >= 0 && cluster.dubboPort <= 65535, "cluster.dubboPort must be in 0..65535");
         check(errors, adminToken == null || adminToken.length() >= 16, "adminToken must be at least 16 characters");
         check(

@@ -110,6 +110,10 @@ public final class FiringEngine {
         shards.onChange(owned -> {
             index.removeShards(s -> !owned.contains(s));
             loader.resetWatermark();
+            ScheduledExecutorService h = housekeeping;
+            if (h != null && !h.isShutdown()) {
+                h.execute(quietly("load", loader::extend)); // newly owned shards: load them now, not next tick
+            }
         });
     }
 

@@ -19,4 +19,7 @@ public interface NodeStatus {
     int inFlight();
 
     long watermark();
+
+    /** Members, master and assignment as this node's coordinator sees them. */
+    dev.hourglass.node.cluster.ClusterView cluster();
 }

@@ -2,6 +2,9 @@ package dev.hourglass.node.api.http;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hourglass.node.cluster.Assignment;
+import dev.hourglass.node.cluster.ClusterView;
+import dev.hourglass.node.cluster.Member;
 import dev.hourglass.node.job.JobRepository;
 import dev.hourglass.node.manage.Caller;
 import dev.hourglass.node.metrics.FiringMetrics;
@@ -51,20 +54,31 @@ final class OpsRoutes {
 
     private void cluster(Context ctx) {
         callers.of(ctx);
+        ClusterView cluster = node.cluster();
+        Assignment assignment = cluster.assignment();
+        String master = cluster.master();
         ObjectNode out = Json.object();
-        out.put("master", node.nodeId());
-        out.put("epoch", 0);
+        out.put("master", master);
+        out.put("epoch", assignment.epoch());
         out.put("shardCount", node.shardCount());
+        out.put("self", node.nodeId());
+        out.put("connected", cluster.isConnected());
         ArrayNode nodes = out.putArray("nodes");
-        ObjectNode self = nodes.addObject();
-        self.put("id", node.nodeId());
-        self.put("address", node.address());
-        self.put("master", true);
-        ArrayNode shards = self.putArray("shards");
-        node.ownedShards().forEach(shards::add);
-        self.put("inMemory", node.inMemory());
-        self.put("inFlight", node.inFlight());
-        self.put("loadedUntil", node.watermark() == Long.MIN_VALUE ? null : Json.time(node.watermark()));
+        for (Member m : cluster.members()) {
+            ObjectNode n = nodes.addObject();
+            n.put("id", m.id());
+            n.put("address", m.address());
+            n.put("version", m.version());
+            n.put("master", m.id().equals(master));
+            n.put("startedAt", Json.time(m.startedAt()));
+            ArrayNode shards = n.putArray("shards");
+            assignment.shardsOf(m.id()).forEach(shards::add);
+            boolean self = m.id().equals(node.nodeId());
+            n.put("inMemory", self ? node.inMemory() : m.inMemory());
+            n.put("inFlight", self ? node.inFlight() : m.inFlight());
+            Long loaded = self ? (node.watermark() == Long.MIN_VALUE ? null : node.watermark()) : m.loadedUntil();
+            n.put("loadedUntil", loaded == null ? null : Json.time(loaded));
+        }
         Respond.ok(ctx, out);
     }
 

@@ -1,0 +1,306 @@
+package dev.hourglass.node.cluster;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.hourglass.node.shard.ShardAssigner;
+import dev.hourglass.node.shard.ShardOwnership;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Cluster membership, master election and shard assignment on ZooKeeper (Apache Curator).
+ *
+ * <pre>
+ * {root}/nodes/{nodeId}   EPHEMERAL   Member as JSON (id, address, version, load figures)
+ * {root}/leader           LeaderLatch the master election
+ * {root}/assignment       PERSISTENT  Assignment as JSON (epoch, master, node -> shards)
+ * </pre>
+ *
+ * <p>The master recomputes the assignment ({@link ShardAssigner}: balanced, fewest moves) whenever
+ * the members change or it becomes master, and writes it with a conditional set, so a deposed
+ * master cannot overwrite a newer epoch. Every node watches the assignment and applies its own
+ * shards to {@link ShardOwnership}.
+ *
+ * <p>On SUSPENDED or LOST the node gives up every shard at once (claims nothing) and takes its
+ * shards back only after RECONNECTED, from the assignment as it reads it then. Safety never rests
+ * on this timing: claims are conditional updates in the database, so a node that has not yet
+ * noticed a lost session still cannot fire a job another node fired.
+ *
+ * <p>Thread-safety: Curator callbacks and master work run on one single-threaded executor.
+ */
+public final class CuratorCoordinator implements ClusterView, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(CuratorCoordinator.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final String root;
+    private final String nodeId;
+    private final int shardCount;
+    private final ShardOwnership ownership;
+    private final Supplier<Member> self;
+    private final CuratorFramework client;
+    private final ExecutorService events = Executors.newSingleThreadExecutor(r -> daemon(r, "hourglass-cluster"));
+    private final java.util.concurrent.ScheduledExecutorService heartbeat =
+            Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "hourglass-cluster-heartbeat"));
+    private final LeaderLatch latch;
+    private CuratorCache cache;
+    private volatile Assignment assignment = Assignment.NONE;
+    private volatile boolean connected;
+
+    public CuratorCoordinator(
+            String connectString,
+            String root,
+            int sessionTimeoutMs,
+            String nodeId,
+            int shardCount,
+            ShardOwnership ownership,
+            Supplier<Member> self) {
+        this.root = root.endsWith("/") ? root.substring(0, root.length() - 1) : root;
+        this.nodeId = nodeId;
+        this.shardCount = shardCount;
+        this.ownership = ownership;
+        this.self = self;
+        this.client = CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .sessionTimeoutMs(sessionTimeoutMs)
+                .connectionTimeoutMs(Math.min(sessionTimeoutMs, 5_000))
+                .retryPolicy(new ExponentialBackoffRetry(200, 10, 2_000))
+                .build();
+        this.latch = new LeaderLatch(client, this.root + "/leader", nodeId);
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    /** Joins the cluster; returns once this node is registered (its shards follow asynchronously). */
+    public void start() throws Exception {
+        client.getConnectionStateListenable().addListener((c, state) -> onConnectionState(state), events);
+        client.start();
+        if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("ZooKeeper is not reachable");
+        }
+        connected = true;
+        client.createContainers(root + "/nodes");
+        register();
+        cache = CuratorCache.build(client, root);
+        cache.listenable()
+                .addListener(
+                        CuratorCacheListener.builder()
+                                .forAll((type, oldData, data) -> {
+                                    String path = data != null ? data.getPath() : oldData.getPath();
+                                    if (path.equals(root + "/assignment")) {
+                                        applyAssignment();
+                                    } else if (path.startsWith(root + "/nodes/")
+                                            && type != CuratorCacheListener.Type.NODE_CHANGED) {
+                                        rebalanceIfMaster();
+                                    }
+                                })
+                                .build(),
+                        events);
+        cache.start();
+        latch.addListener(
+                new LeaderLatchListener() {
+                    @Override
+                    public void isLeader() {
+                        LOG.info("{} is the master", nodeId);
+                        rebalanceIfMaster();
+                    }
+
+                    @Override
+                    public void notLeader() {
+                        LOG.info("{} is no longer the master", nodeId);
+                    }
+                },
+                events);
+        latch.start();
+        heartbeat.scheduleWithFixedDelay(this::publishSelf, 2, 2, TimeUnit.SECONDS);
+        events.execute(this::applyAssignment);
+    }
+
+    private void register() throws Exception {
+        String path = root + "/nodes/" + nodeId;
+        try {
+            client.create()
+                    .creatingParentContainersIfNeeded()
+                    .withMode(CreateMode.EPHEMERAL)
+                    .forPath(path, json(self.get()));
+        } catch (KeeperException.NodeExistsException e) {
+            // our previous session's node, not yet expired: take it over
+            client.delete().forPath(path);
+            client.create().withMode(CreateMode.EPHEMERAL).forPath(path, json(self.get()));
+        }
+    }
+
+    private void publishSelf() {
+        try {
+            if (connected) {
+                client.setData().forPath(root + "/nodes/" + nodeId, json(self.get()));
+            }
+        } catch (Exception e) {
+            LOG.debug("publishing load figures failed: {}", e.toString());
+        }
+    }
+
+    private void onConnectionState(ConnectionState state) {
+        switch (state) {
+            case SUSPENDED, LOST -> {
+                connected = false;
+                if (!ownership.current().isEmpty()) {
+                    LOG.warn("ZooKeeper connection {}: claiming nothing until reconnected", state);
+                }
+                ownership.replace(List.of());
+            }
+            case RECONNECTED -> {
+                connected = true;
+                try {
+                    if (client.checkExists().forPath(root + "/nodes/" + nodeId) == null) {
+                        register(); // the session expired: our ephemeral node is gone
+                    }
+                } catch (Exception e) {
+                    LOG.warn("re-registering after reconnect failed: {}", e.toString());
+                }
+                applyAssignment();
+                rebalanceIfMaster();
+            }
+            default -> {}
+        }
+    }
+
+    /** Reads the assignment and applies this node's shards (none while disconnected). */
+    private void applyAssignment() {
+        try {
+            byte[] data = client.getData().forPath(root + "/assignment");
+            Assignment read = JSON.readValue(data, Assignment.class);
+            if (read.epoch() < assignment.epoch()) {
+                return;
+            }
+            assignment = read;
+            if (connected) {
+                List<Integer> mine = read.shardsOf(nodeId);
+                if (!mine.equals(ownership.current())) {
+                    LOG.info("epoch {}: {} owns {} shards", read.epoch(), nodeId, mine.size());
+                    ownership.replace(mine);
+                }
+            }
+        } catch (KeeperException.NoNodeException e) {
+            // no assignment yet: the master writes the first one
+        } catch (Exception e) {
+            LOG.warn("reading the assignment failed: {}", e.toString());
+        }
+    }
+
+    /** On the master: a balanced assignment for the live members, written with the next epoch. */
+    private void rebalanceIfMaster() {
+        if (!latch.hasLeadership() || !connected) {
+            return;
+        }
+        try {
+            List<String> live = client.getChildren().forPath(root + "/nodes");
+            Stat stat = new Stat();
+            Assignment current = Assignment.NONE;
+            boolean exists = true;
+            try {
+                current = JSON.readValue(
+                        client.getData().storingStatIn(stat).forPath(root + "/assignment"), Assignment.class);
+            } catch (KeeperException.NoNodeException e) {
+                exists = false;
+            }
+            Map<String, List<Integer>> next = ShardAssigner.assign(shardCount, live, current.shardsByNode());
+            if (exists && next.equals(current.shardsByNode()) && nodeId.equals(current.master())) {
+                return;
+            }
+            Assignment written = new Assignment(current.epoch() + 1, nodeId, next);
+            if (exists) {
+                client.setData().withVersion(stat.getVersion()).forPath(root + "/assignment", json(written));
+            } else {
+                client.create().creatingParentContainersIfNeeded().forPath(root + "/assignment", json(written));
+            }
+            LOG.info("epoch {}: assigned {} shards to {}", written.epoch(), shardCount, next.keySet());
+        } catch (KeeperException.BadVersionException | KeeperException.NodeExistsException e) {
+            events.execute(this::rebalanceIfMaster); // someone wrote in between: read again
+        } catch (Exception e) {
+            LOG.warn("rebalancing failed: {}", e.toString());
+        }
+    }
+
+    @Override
+    public List<Member> members() {
+        List<Member> out = new ArrayList<>();
+        if (cache == null) {
+            return out;
+        }
+        cache.stream().filter(d -> d.getPath().startsWith(root + "/nodes/")).forEach(d -> {
+            try {
+                out.add(JSON.readValue(d.getData(), Member.class));
+            } catch (Exception e) {
+                LOG.debug("unreadable member {}", d.getPath());
+            }
+        });
+        out.sort(java.util.Comparator.comparing(Member::id));
+        return out;
+    }
+
+    @Override
+    public Assignment assignment() {
+        return assignment;
+    }
+
+    @Override
+    public String master() {
+        try {
+            return latch.getLeader().isLeader() ? latch.getLeader().getId() : null;
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
+    @Override
+    public boolean isConnected() {
+        return connected;
+    }
+
+    /** Leaves the cluster: the ephemeral node goes at once, so the master re-assigns at once. */
+    @Override
+    public void close() {
+        heartbeat.shutdownNow();
+        try {
+            latch.close();
+        } catch (Exception e) {
+            LOG.debug("closing the leader latch: {}", e.toString());
+        }
+        if (cache != null) {
+            cache.close();
+        }
+        client.close();
+        events.shutdownNow();
+    }
+
+    private static byte[] json(Object value) {
+        try {
+            return JSON.writeValueAsString(value).getBytes(StandardCharsets.UTF_8);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

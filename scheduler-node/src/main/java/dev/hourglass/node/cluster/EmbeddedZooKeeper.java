@@ -1,0 +1,52 @@
+package dev.hourglass.node.cluster;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Properties;
+import org.apache.zookeeper.server.embedded.ExitHandler;
+import org.apache.zookeeper.server.embedded.ZooKeeperServerEmbedded;
+
+/**
+ * The standalone node's own ZooKeeper (SPEC §8: no ensemble configured, so a one-node cluster),
+ * on 127.0.0.1 with its data in the node's data directory.
+ */
+public final class EmbeddedZooKeeper implements AutoCloseable {
+    private final ZooKeeperServerEmbedded server;
+    private final String connectString;
+
+    public EmbeddedZooKeeper(Path dataDir) {
+        try {
+            Path dir = Files.createDirectories(dataDir.resolve("zookeeper"));
+            int port;
+            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                port = s.getLocalPort();
+            }
+            Properties p = new Properties();
+            p.setProperty("clientPort", Integer.toString(port));
+            p.setProperty("clientPortAddress", "127.0.0.1");
+            p.setProperty("tickTime", "1000");
+            p.setProperty("admin.enableServer", "false");
+            p.setProperty("4lw.commands.whitelist", "");
+            this.server = ZooKeeperServerEmbedded.builder()
+                    .baseDir(dir)
+                    .configuration(p)
+                    .exitHandler(ExitHandler.LOG_ONLY)
+                    .build();
+            server.start(10_000);
+            this.connectString = "127.0.0.1:" + port;
+        } catch (Exception e) {
+            throw new IllegalStateException("the embedded ZooKeeper did not start: " + e.getMessage(), e);
+        }
+    }
+
+    public String connectString() {
+        return connectString;
+    }
+
+    @Override
+    public void close() {
+        server.close();
+    }
+}
