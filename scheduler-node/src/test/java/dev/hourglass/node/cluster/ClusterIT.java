@@ -1,0 +1,189 @@
+package dev.hourglass.node.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.hourglass.node.boot.HourglassNode;
+import dev.hourglass.node.config.NodeConfig;
+import dev.hourglass.node.testing.ApiClient;
+import dev.hourglass.node.testing.CallbackReceiver;
+import dev.hourglass.node.testing.CallbackReceiver.Received;
+import dev.hourglass.node.testing.EmbeddedMariaDb;
+import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.TestNodes;
+import java.io.File;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Several nodes in one JVM sharing one MariaDB and one real ZooKeeper (in process): the master
+ * balances the shards, every job is delivered exactly once whichever node received it, and a node
+ * that leaves hands its shards over without losing a job. (Separate JVM processes, kill -9 and a
+ * 3-server ensemble are the next step of the cluster issue.)
+ */
+class ClusterIT {
+    static TestingServer zookeeper;
+    static String jdbcUrl;
+    static CallbackReceiver receiver;
+    static String appToken;
+    static String service;
+
+    final List<HourglassNode> nodes = new ArrayList<>();
+    String root;
+
+    @BeforeAll
+    static void startShared() throws Exception {
+        zookeeper = new TestingServer(true);
+        jdbcUrl = EmbeddedMariaDb.newDatabase();
+        receiver = new CallbackReceiver();
+    }
+
+    @AfterAll
+    static void stopShared() throws Exception {
+        receiver.close();
+        zookeeper.close();
+        File[] leftovers = new File(System.getProperty("java.io.tmpdir"))
+                .listFiles((dir, name) -> name.startsWith("zookeeper.configuration"));
+        if (leftovers != null) {
+            for (File f : leftovers) {
+                f.delete();
+            }
+        }
+    }
+
+    @BeforeEach
+    void cluster() {
+        root = "/hg-test-" + System.nanoTime();
+        for (int i = 0; i < 3; i++) {
+            nodes.add(startNode());
+        }
+        ApiClient admin = admin(0);
+        if (appToken == null) {
+            appToken = admin.post("/api/v1/apps", "{\"name\":\"shop\"}")
+                    .json()
+                    .get("token")
+                    .asText();
+            service = "clustered";
+            admin.as(appToken)
+                    .put("/api/v1/services/" + service, "{\"protocol\":\"HTTP\",\"url\":\"" + receiver.url() + "\"}");
+        }
+    }
+
+    @AfterEach
+    void stopNodes() {
+        nodes.forEach(HourglassNode::close);
+        nodes.clear();
+    }
+
+    private HourglassNode startNode() {
+        NodeConfig c = TestNodes.config(jdbcUrl);
+        c.cluster.zkConnect = zookeeper.getConnectString();
+        c.cluster.zkRoot = root;
+        return TestNodes.start(c);
+    }
+
+    private ApiClient admin(int i) {
+        return new ApiClient(nodes.get(i).baseUrl(), TestNodes.ADMIN_TOKEN);
+    }
+
+    /** node id -> shard count, as node {@code i} sees the cluster. */
+    private Map<String, Integer> shardCounts(int i) {
+        Map<String, Integer> counts = new java.util.TreeMap<>();
+        for (JsonNode n : admin(i).get("/api/v1/cluster").json().get("nodes")) {
+            counts.put(n.get("id").asText(), n.get("shards").size());
+        }
+        return counts;
+    }
+
+    private void awaitBalanced(int members) {
+        await().atMost(Duration.ofSeconds(15)).until(() -> {
+            for (int i = 0; i < nodes.size(); i++) {
+                Map<String, Integer> counts = shardCounts(i);
+                int total = counts.values().stream().mapToInt(Integer::intValue).sum();
+                int min = counts.values().stream()
+                        .mapToInt(Integer::intValue)
+                        .min()
+                        .orElse(0);
+                int max = counts.values().stream()
+                        .mapToInt(Integer::intValue)
+                        .max()
+                        .orElse(0);
+                if (counts.size() != members || total != 64 || max - min > 1) {
+                    return false;
+                }
+            }
+            return true;
+        });
+    }
+
+    @Test
+    void theMasterSpreadsTheShardsEvenlyAndEveryNodeAgrees() {
+        awaitBalanced(3);
+        JsonNode view = admin(1).get("/api/v1/cluster").json();
+        assertThat(view.get("master").asText()).isNotEmpty();
+        assertThat(view.get("epoch").asLong()).isPositive();
+        assertThat(admin(2).get("/api/v1/cluster").json().get("master").asText())
+                .isEqualTo(view.get("master").asText());
+    }
+
+    @Test
+    void jobsSubmittedToAnyNodeAreDeliveredOnceAndNeverEarly() {
+        awaitBalanced(3);
+        List<JsonNode> jobs = submitAcrossNodes(150, 500, 3_000);
+        awaitDelivered(jobs);
+        assertDeliveredOnceOnTime(jobs);
+    }
+
+    @Test
+    void aNodeThatLeavesHandsItsShardsOverWithoutLosingAJob() {
+        awaitBalanced(3);
+        List<JsonNode> jobs = submitAcrossNodes(200, 1_000, 4_000);
+        nodes.remove(1).close(); // graceful leave, while its jobs are due
+        awaitBalanced(2);
+        awaitDelivered(jobs);
+        assertDeliveredOnceOnTime(jobs);
+        nodes.add(startNode()); // and a join takes shards back from both
+        awaitBalanced(3);
+        List<JsonNode> more = submitAcrossNodes(60, 300, 1_500);
+        awaitDelivered(more);
+        assertDeliveredOnceOnTime(more);
+    }
+
+    private List<JsonNode> submitAcrossNodes(int count, long firstDelay, long spread) {
+        List<JsonNode> jobs = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            ApiClient client = admin(i % nodes.size()).as(appToken);
+            long delay = firstDelay + spread * i / count;
+            jobs.add(client.post("/api/v1/jobs", "{\"service\":\"" + service + "\",\"delayMs\":" + delay + "}")
+                    .json());
+        }
+        return jobs;
+    }
+
+    private void awaitDelivered(List<JsonNode> jobs) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> jobs.stream()
+                .allMatch(j -> !receiver.receivedFor(j.get("id").asText()).isEmpty()));
+    }
+
+    private void assertDeliveredOnceOnTime(List<JsonNode> jobs) {
+        Set<String> ids = new HashSet<>();
+        for (JsonNode job : jobs) {
+            String id = job.get("id").asText();
+            assertThat(ids.add(id)).isTrue();
+            List<Received> got = receiver.receivedFor(id);
+            assertThat(got).as("deliveries of " + id).hasSize(1);
+            assertThat(got.get(0).at()).isGreaterThanOrEqualTo(NodeFixture.epochMs(job.get("fireAt")));
+        }
+    }
+}
