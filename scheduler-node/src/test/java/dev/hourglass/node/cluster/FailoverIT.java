@@ -1,0 +1,189 @@
+package dev.hourglass.node.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.hourglass.node.testing.ApiClient;
+import dev.hourglass.node.testing.CallbackReceiver;
+import dev.hourglass.node.testing.CallbackReceiver.Received;
+import dev.hourglass.node.testing.EmbeddedMariaDb;
+import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.NodeProcess;
+import dev.hourglass.node.testing.TestNodes;
+import java.io.File;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Three nodes as separate JVM processes on one MariaDB and a real ZooKeeper; a burst of 20,000
+ * jobs; kill -9 of a node in the middle of the burst, then of the master. Every job is delivered,
+ * none early, and no (job, attempt) is delivered twice. The worst lateness of the dead nodes' jobs
+ * is the failover time, printed for the notes.
+ */
+class FailoverIT {
+    static final int JOBS = 20_000;
+    static final int SESSION_TIMEOUT_MS = 5_000;
+
+    TestingServer zookeeper;
+    CallbackReceiver receiver;
+    final List<NodeProcess> nodes = new ArrayList<>();
+
+    @BeforeEach
+    void start() throws Exception {
+        zookeeper = new TestingServer(true);
+        receiver = new CallbackReceiver();
+        String jdbcUrl = EmbeddedMariaDb.newDatabase();
+        for (int i = 0; i < 3; i++) {
+            nodes.add(NodeProcess.start(
+                    "p" + i,
+                    jdbcUrl,
+                    zookeeper.getConnectString(),
+                    "/hg-failover",
+                    "  zkSessionTimeoutMs: " + SESSION_TIMEOUT_MS));
+        }
+        nodes.forEach(NodeProcess::awaitReady);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (NodeProcess n : nodes) {
+            n.close();
+        }
+        receiver.close();
+        zookeeper.close();
+        File[] leftovers = new File(System.getProperty("java.io.tmpdir"))
+                .listFiles((dir, name) -> name.startsWith("zookeeper.configuration"));
+        if (leftovers != null) {
+            for (File f : leftovers) {
+                f.delete();
+            }
+        }
+    }
+
+    private ApiClient admin(NodeProcess n) {
+        return new ApiClient(n.baseUrl(), TestNodes.ADMIN_TOKEN);
+    }
+
+    @Test
+    void killingANodeAndThenTheMasterMidBurstLosesNothingAndDuplicatesNoAttempt() throws Exception {
+        ApiClient admin = admin(nodes.get(0));
+        String token = admin.post("/api/v1/apps", "{\"name\":\"shop\"}")
+                .json()
+                .get("token")
+                .asText();
+        admin.as(token)
+                .put(
+                        "/api/v1/services/burst",
+                        "{\"protocol\":\"HTTP\",\"url\":\"" + receiver.url()
+                                + "\",\"timeoutMs\":3000,\"backoff\":{\"initialMs\":200},\"maxInFlight\":500}");
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> balanced(admin(nodes.get(2)).get("/api/v1/cluster").json()));
+
+        long firstFireAt = System.currentTimeMillis() + 10_000;
+        Map<String, JsonNode> jobs = new HashMap<>();
+        for (int batch = 0; batch < JOBS / 1_000; batch++) {
+            StringBuilder body = new StringBuilder("{\"jobs\":[");
+            for (int i = 0; i < 1_000; i++) {
+                long fireAt = firstFireAt + (batch * 1_000L + i) * 4_000 / JOBS; // due within 4 s
+                body.append(i == 0 ? "" : ",")
+                        .append("{\"service\":\"burst\",\"fireAt\":")
+                        .append(fireAt)
+                        .append('}');
+            }
+            JsonNode results = admin(nodes.get(batch % 3))
+                    .as(token)
+                    .post("/api/v1/jobs/batch", body.append("]}").toString())
+                    .json()
+                    .get("results");
+            results.forEach(r -> jobs.put(r.get("job").get("id").asText(), r.get("job")));
+        }
+        assertThat(jobs).hasSize(JOBS);
+
+        JsonNode before = admin(nodes.get(0)).get("/api/v1/cluster").json();
+        String master = before.get("master").asText();
+        NodeProcess victim = nodes.stream()
+                .filter(n -> !n.nodeId().equals(master))
+                .findFirst()
+                .orElseThrow();
+        NodeProcess masterProcess = nodes.stream()
+                .filter(n -> n.nodeId().equals(master))
+                .findFirst()
+                .orElseThrow();
+        Set<Integer> deadShards = new HashSet<>();
+        for (JsonNode n : before.get("nodes")) {
+            if (n.get("id").asText().equals(victim.nodeId())
+                    || n.get("id").asText().equals(master)) {
+                n.get("shards").forEach(s -> deadShards.add(s.asInt()));
+            }
+        }
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> System.currentTimeMillis() >= firstFireAt + 1_000);
+        long firstKill = System.currentTimeMillis();
+        victim.kill9();
+        await().atMost(Duration.ofSeconds(30)).until(() -> System.currentTimeMillis() >= firstKill + 1_500);
+        masterProcess.kill9();
+
+        await().atMost(Duration.ofSeconds(120))
+                .until(() -> receiver.countsByJob().keySet().containsAll(jobs.keySet()));
+
+        Map<String, Long> firstDelivery = new HashMap<>();
+        Set<String> attempts = new HashSet<>();
+        for (Received r : receiver.received()) {
+            assertThat(attempts.add(r.jobId() + "#" + r.attempt()))
+                    .as("job " + r.jobId() + " attempt " + r.attempt() + " delivered twice")
+                    .isTrue();
+            firstDelivery.merge(r.jobId(), r.at(), Math::min);
+            assertThat(r.at())
+                    .as("never early")
+                    .isGreaterThanOrEqualTo(
+                            NodeFixture.epochMs(jobs.get(r.jobId()).get("fireAt")));
+        }
+        long worstDead = 0;
+        long worstAlive = 0;
+        for (JsonNode job : jobs.values()) {
+            long late = firstDelivery.get(job.get("id").asText()) - NodeFixture.epochMs(job.get("fireAt"));
+            if (deadShards.contains(job.get("shard").asInt())) {
+                worstDead = Math.max(worstDead, late);
+            } else {
+                worstAlive = Math.max(worstAlive, late);
+            }
+        }
+        System.out.printf(
+                "FAILOVER: %d jobs, session timeout %d ms, worst lateness of the killed nodes' jobs %d ms,"
+                        + " of the survivor's %d ms, deliveries %d%n",
+                JOBS,
+                SESSION_TIMEOUT_MS,
+                worstDead,
+                worstAlive,
+                receiver.received().size());
+        assertThat(worstDead)
+                .as("failover within the session timeout plus a few seconds")
+                .isLessThan(SESSION_TIMEOUT_MS + 15_000);
+    }
+
+    private static boolean balanced(JsonNode cluster) {
+        JsonNode nodes = cluster.get("nodes");
+        if (nodes.size() != 3) {
+            return false;
+        }
+        int total = 0;
+        for (JsonNode n : nodes) {
+            int count = n.get("shards").size();
+            if (count < 21 || count > 22) {
+                return false;
+            }
+            total += count;
+        }
+        return total == 64;
+    }
+}

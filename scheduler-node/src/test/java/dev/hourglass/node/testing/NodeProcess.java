@@ -1,0 +1,142 @@
+package dev.hourglass.node.testing;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A node in a JVM process of its own (the test's classpath, {@code Main}, a YAML config), so it
+ * can be killed the hard way: {@link #kill9()} sends SIGKILL, {@link #close()} SIGTERM (graceful).
+ */
+public final class NodeProcess implements AutoCloseable {
+    private final String nodeId;
+    private final Process process;
+    private final int port;
+    private final Path log;
+
+    private NodeProcess(String nodeId, Process process, int port, Path log) {
+        this.nodeId = nodeId;
+        this.process = process;
+        this.port = port;
+        this.log = log;
+    }
+
+    /** Starts a node; {@link #awaitReady()} waits for it. {@code extraYaml} is appended to the config. */
+    public static NodeProcess start(String nodeId, String jdbcUrl, String zkConnect, String zkRoot, String extraYaml)
+            throws IOException {
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        Path dir = Files.createTempDirectory("hourglass-node-" + nodeId);
+        Path config = dir.resolve("hourglass.yaml");
+        Files.writeString(
+                config,
+                String.join(
+                        "\n",
+                        "nodeId: " + nodeId,
+                        "dataDir: " + dir.resolve("data"),
+                        "adminToken: " + TestNodes.ADMIN_TOKEN,
+                        "http:",
+                        "  host: 127.0.0.1",
+                        "  port: " + port,
+                        "database:",
+                        "  url: \"" + jdbcUrl + "\"",
+                        "  user: root",
+                        "  password: \"\"",
+                        "cluster:",
+                        "  zkConnect: \"" + zkConnect + "\"",
+                        "  zkRoot: " + zkRoot,
+                        extraYaml == null ? "" : extraYaml,
+                        ""));
+        Path log = dir.resolve("node.log");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process p = new ProcessBuilder(
+                        java,
+                        "-Xmx384m",
+                        "-XX:+UseSerialGC",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        "dev.hourglass.node.boot.Main",
+                        "--config",
+                        config.toString())
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
+        return new NodeProcess(nodeId, p, port, log);
+    }
+
+    public NodeProcess awaitReady() {
+        HttpClient http = HttpClient.newHttpClient();
+        long deadline = System.currentTimeMillis() + 90_000;
+        while (System.currentTimeMillis() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("node " + nodeId + " exited; see " + log);
+            }
+            try {
+                HttpResponse<Void> r = http.send(
+                        HttpRequest.newBuilder(URI.create(baseUrl() + "/health/ready"))
+                                .timeout(Duration.ofSeconds(2))
+                                .build(),
+                        HttpResponse.BodyHandlers.discarding());
+                if (r.statusCode() == 200) {
+                    return this;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            try {
+                Thread.sleep(200); // polling a process that is starting: nothing to wait on but time
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+        throw new IllegalStateException("node " + nodeId + " not ready within 90 s; see " + log);
+    }
+
+    public String nodeId() {
+        return nodeId;
+    }
+
+    public String baseUrl() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    public Path log() {
+        return log;
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** SIGKILL: no shutdown hook, no goodbye to ZooKeeper; its session expires by timeout. */
+    public void kill9() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    /** SIGTERM: the graceful shutdown path. */
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            process.destroy();
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+}
