@@ -18,6 +18,7 @@ import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
+import org.apache.curator.framework.recipes.nodes.PersistentNode;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.CreateMode;
@@ -62,6 +63,7 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
             Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "hourglass-cluster-heartbeat"));
     private final LeaderLatch latch;
     private CuratorCache cache;
+    private PersistentNode member;
     private volatile Assignment assignment = Assignment.NONE;
     private volatile boolean connected;
 
@@ -138,24 +140,23 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
         events.execute(this::applyAssignment);
     }
 
+    /**
+     * Our membership znode, kept by Curator's {@link PersistentNode}: re-created after a session
+     * loss under the new session (a plain create would leave the old session's node, which the
+     * server deletes when that session finally times out, taking our membership with it).
+     */
     private void register() throws Exception {
-        String path = root + "/nodes/" + nodeId;
-        try {
-            client.create()
-                    .creatingParentContainersIfNeeded()
-                    .withMode(CreateMode.EPHEMERAL)
-                    .forPath(path, json(self.get()));
-        } catch (KeeperException.NodeExistsException e) {
-            // our previous session's node, not yet expired: take it over
-            client.delete().forPath(path);
-            client.create().withMode(CreateMode.EPHEMERAL).forPath(path, json(self.get()));
+        member = new PersistentNode(client, CreateMode.EPHEMERAL, false, root + "/nodes/" + nodeId, json(self.get()));
+        member.start();
+        if (!member.waitForInitialCreate(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("could not register " + nodeId + " in ZooKeeper");
         }
     }
 
     private void publishSelf() {
         try {
-            if (connected) {
-                client.setData().forPath(root + "/nodes/" + nodeId, json(self.get()));
+            if (connected && member != null) {
+                member.setData(json(self.get()));
             }
         } catch (Exception e) {
             LOG.debug("publishing load figures failed: {}", e.toString());
@@ -172,14 +173,7 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
                 ownership.replace(List.of());
             }
             case RECONNECTED -> {
-                connected = true;
-                try {
-                    if (client.checkExists().forPath(root + "/nodes/" + nodeId) == null) {
-                        register(); // the session expired: our ephemeral node is gone
-                    }
-                } catch (Exception e) {
-                    LOG.warn("re-registering after reconnect failed: {}", e.toString());
-                }
+                connected = true; // the PersistentNode re-registers us by itself
                 applyAssignment();
                 rebalanceIfMaster();
             }
@@ -244,6 +238,11 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
         }
     }
 
+    /** For tests in this package: the Curator client, to expire its session on purpose. */
+    CuratorFramework client() {
+        return client;
+    }
+
     @Override
     public List<Member> members() {
         List<Member> out = new ArrayList<>();
@@ -285,6 +284,9 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
     public void close() {
         heartbeat.shutdownNow();
         try {
+            if (member != null) {
+                member.close();
+            }
             latch.close();
         } catch (Exception e) {
             LOG.debug("closing the leader latch: {}", e.toString());

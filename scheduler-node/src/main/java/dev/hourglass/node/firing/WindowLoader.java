@@ -112,20 +112,23 @@ public final class WindowLoader {
         }
     }
 
-    /** Re-reads the jobs due before now + one sweep interval and adds those memory misses. */
+    /**
+     * Re-reads the jobs due before now + one sweep interval and puts them in memory at their stored
+     * due time: adds those memory misses, and moves those memory holds at another time (a job
+     * rescheduled earlier through another node).
+     */
     public synchronized int catchUp() {
         long until = clock.millis() + settings.catchUpIntervalMs() + settings.loadIntervalMs();
         List<IndexEntry> due = store.loadDue(shards.current(), Long.MIN_VALUE, until, settings.claimBatch() * 4);
         int added = 0;
         for (IndexEntry e : due) {
-            if (!index.contains(e.jobId())) {
-                IndexEntry displaced = index.offer(e);
-                if (displaced != e) {
-                    added++;
-                }
-                if (displaced != null) {
-                    lowerWatermark(displaced.dueAt());
-                }
+            boolean known = index.contains(e.jobId());
+            IndexEntry displaced = index.offer(e);
+            if (!known && displaced != e) {
+                added++;
+            }
+            if (displaced != null) {
+                lowerWatermark(displaced.dueAt());
             }
         }
         if (added > 0) {

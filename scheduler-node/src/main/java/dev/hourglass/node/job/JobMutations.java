@@ -11,10 +11,12 @@ import java.util.Optional;
 public interface JobMutations {
 
     /**
-     * Changes a DELAYED job. A null field keeps its value; a new fire time also moves the expiry.
+     * Changes a DELAYED job. A null field keeps its value; a new fire time also moves the expiry,
+     * and a new shard moves the job to another node's memory (a near-term job goes to the shards of
+     * the node that received the change, like a new one).
      */
     Optional<Job> reschedule(
-            long id, String app, Long fireAt, String payload, Map<String, String> attributes, long now);
+            long id, String app, Long fireAt, Integer shard, String payload, Map<String, String> attributes, long now);
 
     /** DELAYED or RUNNING to CANCELED (into the backlog). */
     Optional<Job> cancel(long id, String app, long now);

@@ -248,7 +248,7 @@ public final class JobManager {
         String payload = change.getPayload() == null ? null : payload(change.getPayload());
         Map<String, String> attributes = change.getAttributes() == null ? null : attributes(change.getAttributes());
         Job job = mutations
-                .reschedule(id, caller.scope(), fireAt, payload, attributes, now)
+                .reschedule(id, caller.scope(), fireAt, nearShard(id, fireAt), payload, attributes, now)
                 .orElseThrow(() -> notChangeable(caller, id, "rescheduled"));
         engine.forget(id);
         engine.admit(job);
@@ -266,7 +266,7 @@ public final class JobManager {
     public Job fireNow(Caller caller, long id) {
         long now = clock.millis();
         Job job = mutations
-                .reschedule(id, caller.scope(), now, null, null, now)
+                .reschedule(id, caller.scope(), now, nearShard(id, now), null, null, now)
                 .orElseThrow(() -> notChangeable(caller, id, "fired now"));
         engine.admit(job);
         return job;
@@ -311,6 +311,19 @@ public final class JobManager {
         engine.recordNow(new AttemptResult(
                 id, job.attempts(), outcome, report.getMessage(), now, next, job.shard(), job.serviceKey()));
         return get(caller, id);
+    }
+
+    /**
+     * A job made due within this node's loaded window moves to one of this node's shards, so it
+     * fires from this node's memory on time whichever node owned it; a later one keeps its shard.
+     */
+    private Integer nearShard(long id, Long dueAt) {
+        if (dueAt == null
+                || !engine.isWithinLoadedWindow(dueAt)
+                || shards.current().isEmpty()) {
+            return null;
+        }
+        return placement.place(id, true, shards.current());
     }
 
     private static AttemptOutcome toOutcome(CallbackStatus status) {

@@ -112,6 +112,9 @@ class WindowLoaderTest {
         assertThat(index.contains(20)).isTrue();
         assertThat(index.contains(21)).isFalse();
         assertThat(loader.catchUp()).as("nothing twice").isZero();
+        store.put(20, T0 + 100, 0); // moved earlier by someone else: memory follows
+        loader.catchUp();
+        assertThat(index.pollDue(T0 + 100, 10)).extracting(IndexEntry::jobId).containsExactly(20L);
     }
 
     @Test

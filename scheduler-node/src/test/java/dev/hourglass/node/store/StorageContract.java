@@ -307,12 +307,13 @@ public abstract class StorageContract {
         Job j = job(T0 + 10_000, null, 8);
         jobs.insert(j);
         Job moved = mutations
-                .reschedule(j.id(), app, T0 + 20_000, "{\"x\":2}", Map.of("a", "b"), T0)
+                .reschedule(j.id(), app, T0 + 20_000, 12, "{\"x\":2}", Map.of("a", "b"), T0)
                 .orElseThrow();
         assertThat(moved.fireAt()).isEqualTo(T0 + 20_000);
         assertThat(moved.payload()).isEqualTo("{\"x\":2}");
         assertThat(moved.attributes()).isEqualTo(Map.of("a", "b"));
-        assertThat(mutations.reschedule(j.id(), "another-app", T0 + 1, null, null, T0))
+        assertThat(moved.shard()).isEqualTo(12);
+        assertThat(mutations.reschedule(j.id(), "another-app", T0 + 1, null, null, null, T0))
                 .isEmpty();
         assertThat(mutations.revive(j.id(), app, T0, 8, T0))
                 .as("a DELAYED job cannot be revived")
@@ -320,7 +321,8 @@ public abstract class StorageContract {
         Job canceled = mutations.cancel(j.id(), app, T0).orElseThrow();
         assertThat(canceled.state()).isEqualTo(JobState.CANCELED);
         assertThat(mutations.cancel(j.id(), app, T0)).isEmpty();
-        assertThat(mutations.reschedule(j.id(), app, T0 + 1, null, null, T0)).isEmpty();
+        assertThat(mutations.reschedule(j.id(), app, T0 + 1, null, null, null, T0))
+                .isEmpty();
         Job revived = mutations.revive(j.id(), app, T0 + 5, 9, T0 + 1).orElseThrow();
         assertThat(revived.state()).isEqualTo(JobState.DELAYED);
         assertThat(revived.shard()).isEqualTo(9);

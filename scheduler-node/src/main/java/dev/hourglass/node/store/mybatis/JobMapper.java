@@ -28,6 +28,7 @@ public interface JobMapper {
             @Param("id") long id,
             @Param("app") String app,
             @Param("fireAt") Long fireAt,
+            @Param("shard") Integer shard,
             @Param("payload") String payload,
             @Param("attributes") String attributes,
             @Param("now") long now);

@@ -31,11 +31,11 @@ public final class MyBatisJobMutations implements JobMutations {
 
     @Override
     public Optional<Job> reschedule(
-            long id, String app, Long fireAt, String payload, Map<String, String> attributes, long now) {
+            long id, String app, Long fireAt, Integer shard, String payload, Map<String, String> attributes, long now) {
         try (SqlSession s = sessions.openSession(false)) {
             JobMapper m = s.getMapper(JobMapper.class);
             String attributesJson = attributes == null ? null : nullToEmptyObject(JobRows.attributesToJson(attributes));
-            if (m.reschedule(id, app, fireAt, payload, attributesJson, now) == 0) {
+            if (m.reschedule(id, app, fireAt, shard, payload, attributesJson, now) == 0) {
                 return Optional.empty();
             }
             JobRow row = m.findLive(id);

@@ -1,0 +1,104 @@
+package dev.hourglass.node.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.hourglass.node.shard.ShardOwnership;
+import java.io.File;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.curator.test.TestingCluster;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The coordinator alone on a real ZooKeeper: session loss, and the loss of an ensemble member. */
+class CoordinatorIT {
+    private final List<AutoCloseable> closeLast = new ArrayList<>();
+
+    @AfterEach
+    void close() throws Exception {
+        for (int i = closeLast.size() - 1; i >= 0; i--) {
+            closeLast.get(i).close();
+        }
+        File[] leftovers = new File(System.getProperty("java.io.tmpdir"))
+                .listFiles((dir, name) -> name.startsWith("zookeeper.configuration"));
+        if (leftovers != null) {
+            for (File f : leftovers) {
+                f.delete();
+            }
+        }
+    }
+
+    private CuratorCoordinator coordinator(String zk, String id, ShardOwnership ownership) throws Exception {
+        CuratorCoordinator c = new CuratorCoordinator(
+                zk, "/hg-coordinator", 4_000, id, 16, ownership, () -> new Member(id, null, "test", 0, 0, 0, null));
+        c.start();
+        closeLast.add(c);
+        return c;
+    }
+
+    private static boolean balanced(ShardOwnership a, ShardOwnership b) {
+        Set<Integer> all = new HashSet<>(a.current());
+        all.addAll(b.current());
+        return a.current().size() == 8 && b.current().size() == 8 && all.size() == 16;
+    }
+
+    @Test
+    void aNodeWhoseSessionExpiresClaimsNothingUntilItRejoinsAndStaysAMember() throws Exception {
+        TestingServer zk = new TestingServer(true);
+        closeLast.add(zk);
+        ShardOwnership a = new ShardOwnership(List.of());
+        ShardOwnership b = new ShardOwnership(List.of());
+        List<List<Integer>> aHistory = new CopyOnWriteArrayList<>();
+        List<List<Integer>> bHistory = new CopyOnWriteArrayList<>();
+        a.onChange(aHistory::add);
+        b.onChange(bHistory::add);
+        CuratorCoordinator ca = coordinator(zk.getConnectString(), "a", a);
+        coordinator(zk.getConnectString(), "b", b);
+        await().atMost(Duration.ofSeconds(15)).until(() -> balanced(a, b));
+        aHistory.clear();
+        bHistory.clear();
+
+        ca.client().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> aHistory.contains(List.of()));
+        await().atMost(Duration.ofSeconds(15)).until(() -> balanced(a, b));
+        assertThat(ca.isConnected()).isTrue();
+        // the server drops the old session's znodes only after its timeout (4 s): a must still be a
+        // member then, under its new session
+        long oldSessionGone = System.currentTimeMillis() + 6_000;
+        await().atMost(Duration.ofSeconds(10)).until(() -> System.currentTimeMillis() > oldSessionGone);
+        assertThat(balanced(a, b))
+                .as("still balanced after the old session's timeout")
+                .isTrue();
+        assertThat(ca.members()).extracting(Member::id).containsExactly("a", "b");
+    }
+
+    @Test
+    void losingOneZooKeeperServerOfThreeKeepsTheAssignment() throws Exception {
+        TestingCluster ensemble = new TestingCluster(3);
+        ensemble.start();
+        closeLast.add(ensemble);
+        ShardOwnership a = new ShardOwnership(List.of());
+        ShardOwnership b = new ShardOwnership(List.of());
+        coordinator(ensemble.getConnectString(), "a", a);
+        coordinator(ensemble.getConnectString(), "b", b);
+        await().atMost(Duration.ofSeconds(15)).until(() -> balanced(a, b));
+
+        ensemble.killServer(ensemble.getInstances().iterator().next());
+
+        // the clients that used the dead server reconnect to another within the session timeout
+        await().atMost(Duration.ofSeconds(20)).until(() -> balanced(a, b));
+        ShardOwnership c = new ShardOwnership(List.of());
+        coordinator(ensemble.getConnectString(), "c", c);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() ->
+                        a.current().size() + b.current().size() + c.current().size() == 16
+                                && c.current().size() >= 5);
+    }
+}
