@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 
 /**
  * A node in a JVM process of its own (the test's classpath, {@code Main}, a YAML config), so it
@@ -76,34 +77,26 @@ public final class NodeProcess implements AutoCloseable {
 
     public NodeProcess awaitReady() {
         HttpClient http = HttpClient.newHttpClient();
-        long deadline = System.currentTimeMillis() + 90_000;
-        while (System.currentTimeMillis() < deadline) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("node " + nodeId + " exited; see " + log);
-            }
-            try {
-                HttpResponse<Void> r = http.send(
-                        HttpRequest.newBuilder(URI.create(baseUrl() + "/health/ready"))
-                                .timeout(Duration.ofSeconds(2))
-                                .build(),
-                        HttpResponse.BodyHandlers.discarding());
-                if (r.statusCode() == 200) {
-                    return this;
-                }
-            } catch (IOException notYet) {
-                // not listening yet
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-            try {
-                Thread.sleep(200); // polling a process that is starting: nothing to wait on but time
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-        }
-        throw new IllegalStateException("node " + nodeId + " not ready within 90 s; see " + log);
+        Awaitility.await("node " + nodeId + " ready (log: " + log + ")")
+                .atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> {
+                    if (!process.isAlive()) {
+                        throw new IllegalStateException("node " + nodeId + " exited; see " + log);
+                    }
+                    try {
+                        return http.send(
+                                                HttpRequest.newBuilder(URI.create(baseUrl() + "/health/ready"))
+                                                        .timeout(Duration.ofSeconds(2))
+                                                        .build(),
+                                                HttpResponse.BodyHandlers.discarding())
+                                        .statusCode()
+                                == 200;
+                    } catch (IOException notListeningYet) {
+                        return false;
+                    }
+                });
+        return this;
     }
 
     public String nodeId() {

@@ -1,0 +1,183 @@
+package dev.hourglass.node.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.hourglass.node.testing.ApiClient;
+import dev.hourglass.node.testing.CallbackReceiver;
+import dev.hourglass.node.testing.CallbackReceiver.Received;
+import dev.hourglass.node.testing.EmbeddedMariaDb;
+import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.NodeProcess;
+import dev.hourglass.node.testing.TestNodes;
+import java.io.File;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Node processes joining and leaving while jobs fire: scale 1 -> 3, and a rolling restart of every
+ * node. A steady stream of submits (to whichever node answers, as a client with several addresses
+ * would) runs throughout; every acknowledged job must be delivered, none twice, none early.
+ */
+class ScalingIT {
+    TestingServer zookeeper;
+    CallbackReceiver receiver;
+    String jdbcUrl;
+    final List<NodeProcess> nodes = new CopyOnWriteArrayList<>();
+    final Map<String, JsonNode> acknowledged = new ConcurrentHashMap<>();
+    String token;
+    int started;
+
+    @BeforeEach
+    void start() throws Exception {
+        zookeeper = new TestingServer(true);
+        receiver = new CallbackReceiver();
+        jdbcUrl = EmbeddedMariaDb.newDatabase();
+        nodes.add(startNode());
+        ApiClient admin = new ApiClient(nodes.get(0).baseUrl(), TestNodes.ADMIN_TOKEN);
+        token = admin.post("/api/v1/apps", "{\"name\":\"shop\"}")
+                .json()
+                .get("token")
+                .asText();
+        admin.as(token).put("/api/v1/services/steady", "{\"protocol\":\"HTTP\",\"url\":\"" + receiver.url() + "\"}");
+    }
+
+    private NodeProcess startNode() throws Exception {
+        return NodeProcess.start(
+                        "s" + started++,
+                        jdbcUrl,
+                        zookeeper.getConnectString(),
+                        "/hg-scaling",
+                        "  zkSessionTimeoutMs: 5000")
+                .awaitReady();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (NodeProcess n : nodes) {
+            n.close();
+        }
+        receiver.close();
+        zookeeper.close();
+        File[] leftovers = new File(System.getProperty("java.io.tmpdir"))
+                .listFiles((dir, name) -> name.startsWith("zookeeper.configuration"));
+        if (leftovers != null) {
+            for (File f : leftovers) {
+                f.delete();
+            }
+        }
+    }
+
+    /** Submits ~50 jobs a second, each due 1-2 s later, to the first node that acknowledges it. */
+    private Thread steadyLoad(AtomicBoolean running) {
+        Thread t = new Thread(() -> {
+            int i = 0;
+            while (running.get() && i < 5_000) {
+                String body = "{\"service\":\"steady\",\"delayMs\":" + (1_000 + (i % 10) * 100) + "}";
+                for (int k = 0; k < nodes.size() * 2; k++) {
+                    NodeProcess n = nodes.get((i + k) % nodes.size());
+                    try {
+                        ApiClient.Answer a = new ApiClient(n.baseUrl(), token).post("/api/v1/jobs", body);
+                        if (a.status() == 201) {
+                            acknowledged.put(a.json().get("id").asText(), a.json());
+                            break;
+                        }
+                    } catch (RuntimeException down) {
+                        // that node is stopping: the client tries another
+                    }
+                }
+                i++;
+                try {
+                    Thread.sleep(20); // the load's own pace, not a wait for a result
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        });
+        t.start();
+        return t;
+    }
+
+    private Map<String, Integer> shardCounts() {
+        Map<String, Integer> counts = new java.util.TreeMap<>();
+        JsonNode view = new ApiClient(nodes.get(0).baseUrl(), TestNodes.ADMIN_TOKEN)
+                .get("/api/v1/cluster")
+                .json();
+        for (JsonNode n : view.get("nodes")) {
+            counts.put(n.get("id").asText(), n.get("shards").size());
+        }
+        return counts;
+    }
+
+    private boolean balanced(int members) {
+        Map<String, Integer> counts = shardCounts();
+        int min = counts.values().stream().mapToInt(Integer::intValue).min().orElse(0);
+        int max = counts.values().stream().mapToInt(Integer::intValue).max().orElse(0);
+        return counts.size() == members
+                && counts.values().stream().mapToInt(Integer::intValue).sum() == 64
+                && max - min <= 1;
+    }
+
+    private void assertEveryAcknowledgedJobDeliveredOnce() {
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> receiver.countsByJob().keySet().containsAll(acknowledged.keySet()));
+        Set<String> attempts = new HashSet<>();
+        for (Received r : receiver.received()) {
+            assertThat(attempts.add(r.jobId() + "#" + r.attempt()))
+                    .as("attempt delivered twice")
+                    .isTrue();
+            JsonNode job = acknowledged.get(r.jobId());
+            if (job != null) {
+                assertThat(r.at()).isGreaterThanOrEqualTo(NodeFixture.epochMs(job.get("fireAt")));
+            }
+        }
+        assertThat(receiver.countsByJob().values()).as("no job delivered twice").allMatch(c -> c == 1);
+    }
+
+    @Test
+    void scalingFromOneToThreeNodesWhileJobsFire() throws Exception {
+        AtomicBoolean running = new AtomicBoolean(true);
+        Thread load = steadyLoad(running);
+        await().atMost(Duration.ofSeconds(10)).until(() -> acknowledged.size() > 100);
+        nodes.add(startNode());
+        await().atMost(Duration.ofSeconds(20)).until(() -> balanced(2));
+        nodes.add(startNode());
+        await().atMost(Duration.ofSeconds(20)).until(() -> balanced(3));
+        await().atMost(Duration.ofSeconds(10)).until(() -> acknowledged.size() > 600);
+        running.set(false);
+        load.join();
+        assertThat(shardCounts().values()).allMatch(c -> c == 21 || c == 22);
+        assertEveryAcknowledgedJobDeliveredOnce();
+    }
+
+    @Test
+    void aRollingRestartOfEveryNodeUnderSteadyLoadLosesNothing() throws Exception {
+        nodes.add(startNode());
+        nodes.add(startNode());
+        await().atMost(Duration.ofSeconds(20)).until(() -> balanced(3));
+        AtomicBoolean running = new AtomicBoolean(true);
+        Thread load = steadyLoad(running);
+        for (int i = 0; i < 3; i++) {
+            NodeProcess old = nodes.get(0);
+            nodes.add(startNode()); // the replacement first, so the cluster never runs short
+            nodes.remove(old);
+            old.close(); // SIGTERM: graceful, leaves the group, finishes its deliveries
+            await().atMost(Duration.ofSeconds(20)).until(() -> balanced(3));
+        }
+        running.set(false);
+        load.join();
+        assertThat(acknowledged).hasSizeGreaterThan(200);
+        assertEveryAcknowledgedJobDeliveredOnce();
+    }
+}
