@@ -115,6 +115,22 @@ public final class NodeProcess implements AutoCloseable {
         return process.isAlive();
     }
 
+    /** SIGSTOP then, later, SIGCONT: a process frozen as by a long GC pause, alive all along. */
+    public void pause() throws IOException, InterruptedException {
+        signal("-STOP");
+    }
+
+    public void resume() throws IOException, InterruptedException {
+        signal("-CONT");
+    }
+
+    private void signal(String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed");
+        }
+    }
+
     /** SIGKILL: no shutdown hook, no goodbye to ZooKeeper; its session expires by timeout. */
     public void kill9() throws InterruptedException {
         process.destroyForcibly();
