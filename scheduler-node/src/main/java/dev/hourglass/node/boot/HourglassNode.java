@@ -163,7 +163,7 @@ public final class HourglassNode implements AutoCloseable {
             coordinator.start();
             ready = true;
         } catch (Exception ex) {
-            database.close();
+            stopWhatStarted();
             throw ex instanceof RuntimeException r ? r : new IllegalStateException(ex);
         }
     }
@@ -202,6 +202,26 @@ public final class HourglassNode implements AutoCloseable {
             return token;
         } catch (IOException e) {
             throw new ConfigException("cannot keep the admin token in " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** A start that failed half-way: stop what it started, in reverse order. */
+    private void stopWhatStarted() {
+        for (AutoCloseable part : new AutoCloseable[] {
+            http,
+            coordinator,
+            engine == null ? null : engine::halt,
+            embeddedZooKeeper,
+            dispatch == null ? null : dispatch::close,
+            database
+        }) {
+            try {
+                if (part != null) {
+                    part.close();
+                }
+            } catch (Exception e) {
+                LOG.warn("stopping after a failed start: {}", e.toString());
+            }
         }
     }
 

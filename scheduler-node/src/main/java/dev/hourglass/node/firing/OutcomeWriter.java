@@ -11,12 +11,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Writes attempt results in batches from one thread. A failed write (database down) is retried
- * with the same batch until it succeeds or the node stops; results still queued at a crash are
- * lost from memory only: their jobs are RUNNING in the database and the timeout sweep delivers them
- * again with the next attempt number (at least once).
+ * with the same batch, once a second, for {@value #MAX_TRIES} tries; a batch that still fails is
+ * dropped with an error rather than block every later result. Dropped results, like results still
+ * queued at a crash, are lost from memory only: their jobs are RUNNING in the database and the
+ * timeout sweep delivers them again with the next attempt number (at least once).
  */
 final class OutcomeWriter implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(OutcomeWriter.class);
+    static final int MAX_TRIES = 60;
 
     private final AttemptStore store;
     private final Clock clock;
@@ -50,6 +52,7 @@ final class OutcomeWriter implements Runnable {
     @Override
     public void run() {
         List<AttemptResult> batch = new ArrayList<>(batchSize);
+        int tries = 0;
         while (running || !queue.isEmpty()) {
             try {
                 if (batch.isEmpty()) {
@@ -65,10 +68,22 @@ final class OutcomeWriter implements Runnable {
                 listener.wrote(batch.size(), System.nanoTime() - started);
                 afterWrite.accept(batch);
                 batch = new ArrayList<>(batchSize);
+                tries = 0;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             } catch (RuntimeException e) {
+                if (++tries >= MAX_TRIES) {
+                    LOG.error(
+                            "dropping {} attempt results after {} failed writes; their jobs are delivered again"
+                                    + " after their timeout: {}",
+                            batch.size(),
+                            tries,
+                            e.toString());
+                    batch = new ArrayList<>(batchSize);
+                    tries = 0;
+                    continue;
+                }
                 LOG.error("writing {} attempt results failed; retrying in 1 s: {}", batch.size(), e.toString());
                 if (!sleepQuietly(1_000)) {
                     return;

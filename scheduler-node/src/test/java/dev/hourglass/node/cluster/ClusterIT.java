@@ -12,7 +12,7 @@ import dev.hourglass.node.testing.CallbackReceiver.Received;
 import dev.hourglass.node.testing.EmbeddedMariaDb;
 import dev.hourglass.node.testing.NodeFixture;
 import dev.hourglass.node.testing.TestNodes;
-import java.io.File;
+import dev.hourglass.node.testing.ZooKeeperLeftovers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -53,13 +53,7 @@ class ClusterIT {
     static void stopShared() throws Exception {
         receiver.close();
         zookeeper.close();
-        File[] leftovers = new File(System.getProperty("java.io.tmpdir"))
-                .listFiles((dir, name) -> name.startsWith("zookeeper.configuration"));
-        if (leftovers != null) {
-            for (File f : leftovers) {
-                f.delete();
-            }
-        }
+        ZooKeeperLeftovers.delete();
     }
 
     @BeforeEach
@@ -158,6 +152,41 @@ class ClusterIT {
         List<JsonNode> more = submitAcrossNodes(60, 300, 1_500);
         awaitDelivered(more);
         assertDeliveredOnceOnTime(more);
+    }
+
+    @Test
+    void rescheduleCancelAndFireNowWorkThroughAnyNode() {
+        awaitBalanced(3);
+        ApiClient viaA = admin(0).as(appToken);
+        ApiClient viaB = admin(1).as(appToken);
+        ApiClient viaC = admin(2).as(appToken);
+        String far = viaA.post("/api/v1/jobs", "{\"service\":\"" + service + "\",\"delayMs\":3600000}")
+                .json()
+                .get("id")
+                .asText();
+        JsonNode moved = viaB.patch("/api/v1/jobs/" + far, "{\"delayMs\":1500}").json();
+        String near = viaA.post("/api/v1/jobs", "{\"service\":\"" + service + "\",\"delayMs\":1500}")
+                .json()
+                .get("id")
+                .asText();
+        assertThat(viaC.delete("/api/v1/jobs/" + near).json().get("state").asText())
+                .isEqualTo("CANCELED");
+        String later = viaA.post("/api/v1/jobs", "{\"service\":\"" + service + "\",\"delayMs\":3600000}")
+                .json()
+                .get("id")
+                .asText();
+        long fired = System.currentTimeMillis();
+        viaC.post("/api/v1/jobs/" + later + "/fire", "");
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> !receiver.receivedFor(far).isEmpty()
+                        && !receiver.receivedFor(later).isEmpty());
+        long movedFireAt = NodeFixture.epochMs(moved.get("fireAt"));
+        assertThat(receiver.receivedFor(far).get(0).at()).isBetween(movedFireAt, movedFireAt + 1_000);
+        assertThat(receiver.receivedFor(later).get(0).at() - fired).isLessThan(1_000);
+        await().atMost(Duration.ofSeconds(5)).until(() -> System.currentTimeMillis() > movedFireAt + 1_000);
+        assertThat(receiver.receivedFor(near))
+                .as("canceled through another node")
+                .isEmpty();
     }
 
     private List<JsonNode> submitAcrossNodes(int count, long firstDelay, long spread) {

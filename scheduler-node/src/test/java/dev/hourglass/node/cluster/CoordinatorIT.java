@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.hourglass.node.shard.ShardOwnership;
-import java.io.File;
+import dev.hourglass.node.testing.ZooKeeperLeftovers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -25,13 +25,7 @@ class CoordinatorIT {
         for (int i = closeLast.size() - 1; i >= 0; i--) {
             closeLast.get(i).close();
         }
-        File[] leftovers = new File(System.getProperty("java.io.tmpdir"))
-                .listFiles((dir, name) -> name.startsWith("zookeeper.configuration"));
-        if (leftovers != null) {
-            for (File f : leftovers) {
-                f.delete();
-            }
-        }
+        ZooKeeperLeftovers.delete();
     }
 
     private CuratorCoordinator coordinator(String zk, String id, ShardOwnership ownership) throws Exception {

@@ -11,7 +11,7 @@ import dev.hourglass.node.testing.EmbeddedMariaDb;
 import dev.hourglass.node.testing.NodeFixture;
 import dev.hourglass.node.testing.NodeProcess;
 import dev.hourglass.node.testing.TestNodes;
-import java.io.File;
+import dev.hourglass.node.testing.ZooKeeperLeftovers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -62,13 +62,7 @@ class FailoverIT {
         }
         receiver.close();
         zookeeper.close();
-        File[] leftovers = new File(System.getProperty("java.io.tmpdir"))
-                .listFiles((dir, name) -> name.startsWith("zookeeper.configuration"));
-        if (leftovers != null) {
-            for (File f : leftovers) {
-                f.delete();
-            }
-        }
+        ZooKeeperLeftovers.delete();
     }
 
     private ApiClient admin(NodeProcess n) {

@@ -11,7 +11,7 @@ import dev.hourglass.node.testing.EmbeddedMariaDb;
 import dev.hourglass.node.testing.NodeFixture;
 import dev.hourglass.node.testing.NodeProcess;
 import dev.hourglass.node.testing.TestNodes;
-import java.io.File;
+import dev.hourglass.node.testing.ZooKeeperLeftovers;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -70,13 +70,7 @@ class ScalingIT {
         }
         receiver.close();
         zookeeper.close();
-        File[] leftovers = new File(System.getProperty("java.io.tmpdir"))
-                .listFiles((dir, name) -> name.startsWith("zookeeper.configuration"));
-        if (leftovers != null) {
-            for (File f : leftovers) {
-                f.delete();
-            }
-        }
+        ZooKeeperLeftovers.delete();
     }
 
     /** Submits ~50 jobs a second, each due 1-2 s later, to the first node that acknowledges it. */

@@ -43,6 +43,10 @@ public final class ApiClient {
         this.token = token;
     }
 
+    public String token() {
+        return token;
+    }
+
     public ApiClient as(String otherToken) {
         return new ApiClient(base, otherToken);
     }
