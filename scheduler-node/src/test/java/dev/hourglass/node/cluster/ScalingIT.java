@@ -137,6 +137,16 @@ class ScalingIT {
             }
         }
         assertThat(receiver.countsByJob().values()).as("no job delivered twice").allMatch(c -> c == 1);
+        long worst = 0;
+        for (JsonNode job : acknowledged.values()) {
+            long late =
+                    receiver.receivedFor(job.get("id").asText()).get(0).at() - NodeFixture.epochMs(job.get("fireAt"));
+            worst = Math.max(worst, late);
+        }
+        System.out.printf("HANDOFF: %d jobs, worst lateness %d ms%n", acknowledged.size(), worst);
+        // a hand-off leaves no owner-less window of seconds (this machine's 2 cores are shared by
+        // up to four node processes starting and warming up; measured: 244 ms and 63 ms)
+        assertThat(worst).as("worst lateness across joins and leaves").isLessThan(2_000);
     }
 
     @Test
