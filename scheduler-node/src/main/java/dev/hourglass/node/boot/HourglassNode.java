@@ -14,6 +14,7 @@ import dev.hourglass.node.config.NodeConfig;
 import dev.hourglass.node.dispatch.DispatchRouter;
 import dev.hourglass.node.dispatch.http.CallbackAllowList;
 import dev.hourglass.node.dispatch.http.HttpCallbackDispatcher;
+import dev.hourglass.node.dispatch.kafka.KafkaDispatcher;
 import dev.hourglass.node.firing.EngineSettings;
 import dev.hourglass.node.firing.FiringEngine;
 import dev.hourglass.node.job.JobIdGenerator;
@@ -87,6 +88,10 @@ public final class HourglassNode implements AutoCloseable {
             var catalog = new ServiceCatalog(serviceRepository);
             var allowList = new CallbackAllowList(config.callbackAllow);
             this.dispatch = new DispatchRouter().register(Protocol.HTTP, new HttpCallbackDispatcher(allowList, clock));
+            boolean kafka = config.cluster.kafkaBootstrap != null && !config.cluster.kafkaBootstrap.isBlank();
+            if (kafka) {
+                dispatch.register(Protocol.KAFKA, new KafkaDispatcher(config.cluster.kafkaBootstrap, nodeId));
+            }
             this.shards = new ShardOwnership(List.of()); // the master's assignment fills it
             var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             new JvmMemoryMetrics().bindTo(registry);
@@ -124,7 +129,11 @@ public final class HourglassNode implements AutoCloseable {
                     new JobIdGenerator(clock, Math.floorMod(nodeId.hashCode(), 1024)),
                     new Limits(l.maxPayloadBytes, l.maxFireAheadMs, l.maxBatch, l.maxAttributes),
                     clock);
-            var services = new ServiceCommands(catalog, allowList, EnumSet.of(Protocol.HTTP), clock);
+            var services = new ServiceCommands(
+                    catalog,
+                    allowList,
+                    kafka ? EnumSet.of(Protocol.HTTP, Protocol.KAFKA) : EnumSet.of(Protocol.HTTP),
+                    clock);
             var tenants = new Tenants(new MyBatisAppRepository(sessions), adminToken, clock);
             engine.start();
             long startedAt = clock.millis();

@@ -1,0 +1,203 @@
+package dev.hourglass.node.dispatch.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.hourglass.node.config.NodeConfig;
+import dev.hourglass.node.testing.NodeFixture;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** KAFKA services against a real in-process KRaft broker, consumed by a plain KafkaConsumer. */
+class KafkaDispatchIT {
+    static KafkaClusterTestKit kafka;
+    static NodeFixture f;
+
+    @BeforeAll
+    static void start() throws Exception {
+        kafka = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
+                        .setCombined(true)
+                        .setNumBrokerNodes(1)
+                        .setNumControllerNodes(1)
+                        .build())
+                .setConfigProp("auto.create.topics.enable", "false")
+                .setConfigProp("offsets.topic.replication.factor", "1")
+                .setConfigProp("group.initial.rebalance.delay.ms", "0")
+                .build();
+        kafka.format();
+        kafka.startup();
+        kafka.waitForReadyBrokers();
+        f = new NodeFixture();
+        f.node.close();
+        NodeConfig config = f.config();
+        config.cluster.kafkaBootstrap = kafka.bootstrapServers();
+        f.startNode(config);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        f.close();
+        kafka.close();
+    }
+
+    private static void createTopic(String name, int partitions) throws Exception {
+        kafka.admin()
+                .createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
+                .all()
+                .get();
+    }
+
+    private static KafkaConsumer<byte[], byte[]> consumer(String topic) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, "test-" + UUID.randomUUID());
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p);
+        c.subscribe(List.of(topic));
+        return c;
+    }
+
+    private static String header(ConsumerRecord<byte[], byte[]> r, String name) {
+        Header h = r.headers().lastHeader(name);
+        return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+    }
+
+    private static List<ConsumerRecord<byte[], byte[]>> consume(KafkaConsumer<byte[], byte[]> c, int count) {
+        List<ConsumerRecord<byte[], byte[]>> got = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            c.poll(Duration.ofMillis(200)).forEach(got::add);
+            return got.size() >= count;
+        });
+        return got;
+    }
+
+    @Test
+    void tenThousandJobsBecomeRecordsWithTheSpecsKeyValueAndHeaders() throws Exception {
+        createTopic("orders.close", 3);
+        f.app.put("/api/v1/services/orders", "{\"protocol\":\"KAFKA\",\"topic\":\"orders.close\"}");
+        Map<String, JsonNode> jobs = new HashMap<>();
+        long fireAt = System.currentTimeMillis() + 3_000;
+        for (int batch = 0; batch < 10; batch++) {
+            StringBuilder body = new StringBuilder("{\"jobs\":[");
+            for (int i = 0; i < 1_000; i++) {
+                int n = batch * 1_000 + i;
+                body.append(i == 0 ? "" : ",")
+                        .append("{\"service\":\"orders\",\"fireAt\":")
+                        .append(fireAt + n % 1_000)
+                        .append(n % 2 == 0 ? ",\"bizKey\":\"order-" + n + "\"" : "")
+                        .append(n % 3 == 0 ? ",\"payload\":\"text " + n + "\"" : ",\"payload\":{\"n\":" + n + "}")
+                        .append(",\"attributes\":{\"tenant\":\"t")
+                        .append(n % 4)
+                        .append("\"}}");
+            }
+            for (JsonNode r : f.app.post("/api/v1/jobs/batch", body.append("]}").toString())
+                    .json()
+                    .get("results")) {
+                jobs.put(r.get("job").get("id").asText(), r.get("job"));
+            }
+        }
+        try (KafkaConsumer<byte[], byte[]> c = consumer("orders.close")) {
+            List<ConsumerRecord<byte[], byte[]>> records = consume(c, 10_000);
+            assertThat(records).hasSize(10_000);
+            for (ConsumerRecord<byte[], byte[]> r : records) {
+                JsonNode job = jobs.get(header(r, "hourglass-job-id"));
+                assertThat(job).as("a submitted job").isNotNull();
+                String bizKey =
+                        job.get("bizKey").isNull() ? null : job.get("bizKey").asText();
+                assertThat(new String(r.key(), StandardCharsets.UTF_8))
+                        .isEqualTo(bizKey != null ? bizKey : job.get("id").asText());
+                JsonNode payload = job.get("payload");
+                assertThat(new String(r.value(), StandardCharsets.UTF_8))
+                        .isEqualTo(payload.isTextual() ? payload.asText() : payload.toString());
+                assertThat(header(r, "hourglass-app")).isEqualTo("shop");
+                assertThat(header(r, "hourglass-service")).isEqualTo("orders");
+                assertThat(header(r, "hourglass-biz-key")).isEqualTo(bizKey);
+                assertThat(header(r, "hourglass-attempt")).isEqualTo("1");
+                long fire = NodeFixture.epochMs(job.get("fireAt"));
+                assertThat(header(r, "hourglass-fire-at")).isEqualTo(Long.toString(fire));
+                assertThat(Long.parseLong(header(r, "hourglass-fired-at"))).isGreaterThanOrEqualTo(fire);
+                assertThat(header(r, "hourglass-attr-tenant"))
+                        .isEqualTo(job.get("attributes").get("tenant").asText());
+            }
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> f.app.get("/api/v1/stats")
+                .json()
+                .get("liveByService")
+                .path("shop/orders")
+                .isMissingNode());
+    }
+
+    @Test
+    void inConsumerModeUnackedRecordsComeAgainWithTheNextAttempt() throws Exception {
+        createTopic("refunds.check", 1);
+        f.app.put(
+                "/api/v1/services/refunds",
+                "{\"protocol\":\"KAFKA\",\"topic\":\"refunds.check\",\"ackMode\":\"CONSUMER\",\"timeoutMs\":2000,"
+                        + "\"backoff\":{\"initialMs\":100}}");
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            ids.add(f.submit("refunds", 200, "").get("id").asText());
+        }
+        try (KafkaConsumer<byte[], byte[]> c = consumer("refunds.check")) {
+            List<ConsumerRecord<byte[], byte[]>> first = consume(c, 20);
+            for (ConsumerRecord<byte[], byte[]> r : first) {
+                String id = header(r, "hourglass-job-id");
+                assertThat(f.state(id)).isEqualTo("RUNNING");
+                if (ids.indexOf(id) % 2 == 0) {
+                    assertThat(f.app.post("/api/v1/jobs/" + id + "/result", "{\"attempt\":1,\"status\":\"SUCCESS\"}")
+                                    .status())
+                            .isEqualTo(200);
+                }
+            }
+            List<ConsumerRecord<byte[], byte[]>> again = consume(c, 10);
+            assertThat(again).hasSize(10);
+            for (ConsumerRecord<byte[], byte[]> r : again) {
+                String id = header(r, "hourglass-job-id");
+                assertThat(ids.indexOf(id) % 2)
+                        .as("only the ignored half comes again")
+                        .isEqualTo(1);
+                assertThat(header(r, "hourglass-attempt")).isEqualTo("2");
+                f.app.post("/api/v1/jobs/" + id + "/result", "{\"attempt\":2,\"status\":\"SUCCESS\"}");
+            }
+        }
+        assertThat(ids).allMatch(id -> f.state(id).equals("FINISHED"));
+    }
+
+    @Test
+    void aMissingTopicIsAnErrorAttemptRetriedUntilTheTopicExists() throws Exception {
+        f.app.put(
+                "/api/v1/services/late-topic",
+                "{\"protocol\":\"KAFKA\",\"topic\":\"not.yet\",\"maxAttempts\":20,\"backoff\":{\"initialMs\":300,\"maxMs\":1000}}");
+        String id = f.submit("late-topic", 0, "").get("id").asText();
+        await().atMost(Duration.ofSeconds(20)).until(() -> f.executions(id).size() >= 2);
+        JsonNode first = f.executions(id).get(0);
+        assertThat(first.get("outcome").asText()).isEqualTo("ERROR");
+        assertThat(first.get("message").asText()).contains("not.yet");
+        assertThat(f.state(id)).isIn("DELAYED", "RUNNING");
+        createTopic("not.yet", 1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> "FINISHED".equals(f.state(id)));
+        try (KafkaConsumer<byte[], byte[]> c = consumer("not.yet")) {
+            assertThat(consume(c, 1).get(0).value()).isEqualTo("{\"n\":1}".getBytes(StandardCharsets.UTF_8));
+        }
+    }
+}
