@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.hourglass.api.CallbackResult;
 import dev.hourglass.api.ErrorCode;
 import dev.hourglass.api.HourglassException;
 import dev.hourglass.api.JobChange;
@@ -14,6 +15,7 @@ import dev.hourglass.node.testing.CallbackReceiver.Received;
 import dev.hourglass.node.testing.NodeFixture;
 import dev.hourglass.sdk.CallbackVerifier;
 import dev.hourglass.sdk.HourglassClient;
+import dev.hourglass.sdk.http.CallbackHandler;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -68,6 +70,61 @@ class HourglassClientIT {
             Received r = f.receiver.receivedFor(id).get(0);
             assertThat(verifier.verify(r.signature(), r.body().getBytes(StandardCharsets.UTF_8)))
                     .isTrue();
+        }
+    }
+
+    @Test
+    void theSdkCallbackHandlerServesARealNode() throws Exception {
+        String secret = "sdk-secret-sdk-secret-sdk-secret-0";
+        com.sun.net.httpserver.HttpServer server =
+                com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext(
+                "/good",
+                new CallbackHandler(secret, request -> {
+                            if (request.getPayload().contains("fail")) {
+                                return CallbackResult.fail("refused");
+                            }
+                            if (request.getPayload().contains("retry") && request.getAttempt() == 1) {
+                                return CallbackResult.retryAfter(200, "later");
+                            }
+                            return CallbackResult.success();
+                        })
+                        .asHttpHandler());
+        server.createContext(
+                "/wrong-secret", new CallbackHandler("x".repeat(32), r -> CallbackResult.success()).asHttpHandler());
+        server.start();
+        try {
+            String base = "http://127.0.0.1:" + server.getAddress().getPort();
+            f.app.put(
+                    "/api/v1/services/sdk",
+                    "{\"protocol\":\"HTTP\",\"url\":\"" + base + "/good\",\"signingSecret\":\"" + secret
+                            + "\",\"backoff\":{\"initialMs\":100}}");
+            f.app.put(
+                    "/api/v1/services/sdk-wrong",
+                    "{\"protocol\":\"HTTP\",\"url\":\"" + base + "/wrong-secret\",\"signingSecret\":\"" + secret
+                            + "\",\"maxAttempts\":2,\"backoff\":{\"initialMs\":100}}");
+            String ok = client.submit(
+                            new JobSubmission().setService("sdk").setDelayMs(0L).setPayload("{\"a\":1}"))
+                    .getId();
+            String failed = client.submit(
+                            new JobSubmission().setService("sdk").setDelayMs(0L).setPayload("\"fail\""))
+                    .getId();
+            String retried = client.submit(
+                            new JobSubmission().setService("sdk").setDelayMs(0L).setPayload("\"retry\""))
+                    .getId();
+            String unsigned = client.submit(
+                            new JobSubmission().setService("sdk-wrong").setDelayMs(0L))
+                    .getId();
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> client.get(ok).getState() == JobState.FINISHED
+                            && client.get(failed).getState() == JobState.FAILED
+                            && client.get(retried).getState() == JobState.FINISHED
+                            && client.get(unsigned).getState() == JobState.FAILED);
+            assertThat(client.get(failed).getLastError()).isEqualTo("refused");
+            assertThat(client.get(retried).getAttempts()).isEqualTo(2);
+            assertThat(client.get(unsigned).getLastError()).isEqualTo("HTTP 401");
+        } finally {
+            server.stop(0);
         }
     }
 

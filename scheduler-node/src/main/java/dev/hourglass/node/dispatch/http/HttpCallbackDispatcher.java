@@ -29,7 +29,9 @@ import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.client.BufferingResponseListener;
 import org.eclipse.jetty.client.BytesRequestContent;
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.ProxyAuthenticationProtocolHandler;
 import org.eclipse.jetty.client.Result;
+import org.eclipse.jetty.client.WWWAuthenticationProtocolHandler;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
@@ -72,6 +74,11 @@ public final class HttpCallbackDispatcher implements Dispatcher {
         client.setUserAgentField(new HttpField(HttpHeader.USER_AGENT, "Hourglass"));
         try {
             client.start();
+            // a receiver's 401/407 is an answer like any other (RETRY), not a challenge for the
+            // client to answer: with these handlers (added by start()) Jetty turns a 401 without
+            // WWW-Authenticate into a protocol violation
+            client.getProtocolHandlers().remove(WWWAuthenticationProtocolHandler.NAME);
+            client.getProtocolHandlers().remove(ProxyAuthenticationProtocolHandler.NAME);
         } catch (Exception e) {
             throw new IllegalStateException("the HTTP callback client did not start", e);
         }
