@@ -184,6 +184,40 @@ class KafkaDispatchIT {
     }
 
     @Test
+    void aBrokerStoppedMidRunAndRestartedLosesNothing() throws Exception {
+        createTopic("restart.me", 3);
+        f.app.put(
+                "/api/v1/services/restart",
+                "{\"protocol\":\"KAFKA\",\"topic\":\"restart.me\",\"timeoutMs\":3000,\"maxAttempts\":50,"
+                        + "\"backoff\":{\"initialMs\":200,\"maxMs\":1000}}");
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            ids.add(f.submit("restart", 500 + i * 20L, "").get("id").asText()); // due over 6 s
+        }
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> f.executions(ids.get(0)).size() > 0);
+        var broker = kafka.brokers().values().iterator().next();
+        broker.shutdown();
+        long stoppedAt = System.currentTimeMillis();
+        await().atMost(Duration.ofSeconds(10)).until(() -> System.currentTimeMillis() > stoppedAt + 3_000);
+        broker.startup();
+        try (KafkaConsumer<byte[], byte[]> c = consumer("restart.me")) {
+            java.util.Set<String> seen = new java.util.HashSet<>();
+            await().atMost(Duration.ofSeconds(90)).until(() -> {
+                c.poll(Duration.ofMillis(200)).forEach(r -> seen.add(header(r, "hourglass-job-id")));
+                return seen.containsAll(ids);
+            });
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> ids.stream().allMatch(id -> "FINISHED".equals(f.state(id))));
+        assertThat(ids.stream()
+                        .flatMap(id -> java.util.stream.StreamSupport.stream(
+                                f.executions(id).spliterator(), false))
+                        .anyMatch(e -> !"SUCCESS".equals(e.get("outcome").asText())))
+                .as("some attempts failed while the broker was down, and were retried")
+                .isTrue();
+    }
+
+    @Test
     void aMissingTopicIsAnErrorAttemptRetriedUntilTheTopicExists() throws Exception {
         f.app.put(
                 "/api/v1/services/late-topic",
