@@ -48,16 +48,27 @@ public final class CallbackReceiver implements AutoCloseable {
         server.start();
     }
 
+    /**
+     * Counts a request as under way from its arrival until just before its answer is written: the
+     * sender can only start its next request after reading the answer, so counting until after the
+     * write would see overlaps that the sender never made.
+     */
     private void handle(HttpExchange ex) throws IOException {
         maxConcurrent.accumulateAndGet(concurrent.incrementAndGet(), Math::max);
+        boolean[] counted = {true};
         try {
-            answer(ex);
+            answer(ex, () -> {
+                counted[0] = false;
+                concurrent.decrementAndGet();
+            });
         } finally {
-            concurrent.decrementAndGet();
+            if (counted[0]) {
+                concurrent.decrementAndGet();
+            }
         }
     }
 
-    private void answer(HttpExchange ex) throws IOException {
+    private void answer(HttpExchange ex, Runnable beforeWriting) throws IOException {
         long at = System.currentTimeMillis();
         String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
         String attempt = ex.getRequestHeaders().getFirst("Hourglass-Attempt");
@@ -76,6 +87,7 @@ public final class CallbackReceiver implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        beforeWriting.run();
         reply.headers().forEach((k, v) -> ex.getResponseHeaders().add(k, v));
         byte[] bytes = reply.body().getBytes(StandardCharsets.UTF_8);
         ex.sendResponseHeaders(reply.status(), bytes.length == 0 ? -1 : bytes.length);
