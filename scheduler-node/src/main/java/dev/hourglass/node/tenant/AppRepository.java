@@ -10,6 +10,8 @@ public interface AppRepository {
 
     List<String> listApps();
 
+    boolean exists(String app);
+
     void addToken(String app, String tokenId, String tokenHash, long now);
 
     /** @return false when no such unrevoked token of that app */

@@ -77,7 +77,7 @@ public final class Tenants {
     }
 
     public IssuedToken issueToken(String app) {
-        if (!apps.listApps().contains(app)) {
+        if (!apps.exists(app)) {
             throw HourglassException.notFound("app " + app + " not found");
         }
         String token = Tokens.newToken();
@@ -94,6 +94,6 @@ public final class Tenants {
     }
 
     public boolean exists(String app) {
-        return apps.listApps().contains(app);
+        return apps.exists(app);
     }
 }

@@ -10,8 +10,8 @@ import dev.hourglass.node.testing.CallbackReceiver.Received;
 import dev.hourglass.node.testing.EmbeddedMariaDb;
 import dev.hourglass.node.testing.NodeFixture;
 import dev.hourglass.node.testing.NodeProcess;
+import dev.hourglass.node.testing.ProcessCluster;
 import dev.hourglass.node.testing.TestNodes;
-import dev.hourglass.node.testing.ZooKeeperLeftovers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -57,12 +57,7 @@ class FailoverIT {
 
     @AfterEach
     void stop() throws Exception {
-        for (NodeProcess n : nodes) {
-            n.close();
-        }
-        receiver.close();
-        zookeeper.close();
-        ZooKeeperLeftovers.delete();
+        ProcessCluster.stop(nodes, receiver, zookeeper);
     }
 
     private ApiClient admin(NodeProcess n) {

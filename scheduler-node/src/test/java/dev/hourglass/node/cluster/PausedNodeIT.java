@@ -10,8 +10,8 @@ import dev.hourglass.node.testing.CallbackReceiver.Received;
 import dev.hourglass.node.testing.EmbeddedMariaDb;
 import dev.hourglass.node.testing.NodeFixture;
 import dev.hourglass.node.testing.NodeProcess;
+import dev.hourglass.node.testing.ProcessCluster;
 import dev.hourglass.node.testing.TestNodes;
-import dev.hourglass.node.testing.ZooKeeperLeftovers;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -50,11 +50,7 @@ class PausedNodeIT {
     @AfterEach
     void stop() throws Exception {
         b.resume();
-        a.close();
-        b.close();
-        receiver.close();
-        zookeeper.close();
-        ZooKeeperLeftovers.delete();
+        ProcessCluster.stop(java.util.List.of(a, b), receiver, zookeeper);
     }
 
     @Test

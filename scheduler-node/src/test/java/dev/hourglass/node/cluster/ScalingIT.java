@@ -10,8 +10,8 @@ import dev.hourglass.node.testing.CallbackReceiver.Received;
 import dev.hourglass.node.testing.EmbeddedMariaDb;
 import dev.hourglass.node.testing.NodeFixture;
 import dev.hourglass.node.testing.NodeProcess;
+import dev.hourglass.node.testing.ProcessCluster;
 import dev.hourglass.node.testing.TestNodes;
-import dev.hourglass.node.testing.ZooKeeperLeftovers;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -65,12 +65,7 @@ class ScalingIT {
 
     @AfterEach
     void stop() throws Exception {
-        for (NodeProcess n : nodes) {
-            n.close();
-        }
-        receiver.close();
-        zookeeper.close();
-        ZooKeeperLeftovers.delete();
+        ProcessCluster.stop(nodes, receiver, zookeeper);
     }
 
     /** Submits ~50 jobs a second, each due 1-2 s later, to the first node that acknowledges it. */

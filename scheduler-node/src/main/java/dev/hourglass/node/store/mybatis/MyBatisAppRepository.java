@@ -35,6 +35,13 @@ public final class MyBatisAppRepository implements AppRepository {
     }
 
     @Override
+    public boolean exists(String app) {
+        try (SqlSession s = sessions.openSession(true)) {
+            return s.getMapper(AppMapper.class).countApp(app) > 0;
+        }
+    }
+
+    @Override
     public void addToken(String app, String tokenId, String tokenHash, long now) {
         try (SqlSession s = sessions.openSession(true)) {
             s.getMapper(AppMapper.class).insertToken(tokenId, app, tokenHash, now);
