@@ -137,6 +137,7 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
                 events);
         latch.start();
         heartbeat.scheduleWithFixedDelay(this::publishSelf, 2, 2, TimeUnit.SECONDS);
+        heartbeat.scheduleWithFixedDelay(() -> events.execute(this::reconcile), 2, 2, TimeUnit.SECONDS);
         events.execute(this::applyAssignment);
     }
 
@@ -179,6 +180,21 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
             }
             default -> {}
         }
+    }
+
+    /**
+     * Events drive the assignment, but one that is missed or fails (a rebalance that hit a
+     * connection loss, a watch that fired while this node was not yet master) must not leave shards
+     * unowned until the next membership change: every node re-reads its shards, and the master
+     * re-checks the assignment against the live members, every two seconds. Both are no-ops when
+     * nothing changed (two small reads).
+     */
+    private void reconcile() {
+        if (!connected) {
+            return;
+        }
+        applyAssignment();
+        rebalanceIfMaster();
     }
 
     /** Reads the assignment and applies this node's shards (none while disconnected). */

@@ -123,8 +123,16 @@ class FailoverIT {
         await().atMost(Duration.ofSeconds(30)).until(() -> System.currentTimeMillis() >= firstKill + 1_500);
         masterProcess.kill9();
 
-        await().atMost(Duration.ofSeconds(120))
-                .until(() -> receiver.countsByJob().keySet().containsAll(jobs.keySet()));
+        NodeProcess survivor = nodes.stream()
+                .filter(n -> n != victim && n != masterProcess)
+                .findFirst()
+                .orElseThrow();
+        try {
+            await().atMost(Duration.ofSeconds(120))
+                    .until(() -> receiver.countsByJob().keySet().containsAll(jobs.keySet()));
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError(undelivered(jobs.keySet(), admin(survivor).as(token), survivor), e);
+        }
 
         Map<String, Long> firstDelivery = new HashMap<>();
         Set<String> attempts = new HashSet<>();
@@ -159,6 +167,39 @@ class FailoverIT {
         assertThat(worstDead)
                 .as("failover within the session timeout plus a few seconds")
                 .isLessThan(SESSION_TIMEOUT_MS + 15_000);
+    }
+
+    /**
+     * Says which jobs never arrived and what the survivor knows of them, first line first (a build
+     * summary shows only that), so a failure on a CI machine can be read without its files.
+     */
+    private String undelivered(Set<String> ids, ApiClient client, NodeProcess survivor) {
+        Set<String> missing = new HashSet<>(ids);
+        missing.removeAll(receiver.countsByJob().keySet());
+        Map<String, Integer> states = new java.util.TreeMap<>();
+        StringBuilder detail = new StringBuilder();
+        missing.stream().limit(50).forEach(id -> {
+            ApiClient.Answer job = client.get("/api/v1/jobs/" + id);
+            states.merge(
+                    job.status() == 200 ? job.json().get("state").asText() : "HTTP " + job.status(), 1, Integer::sum);
+            if (detail.length() < 4_000) {
+                detail.append("\n  ")
+                        .append(job.text())
+                        .append("\n    executions: ")
+                        .append(client.get("/api/v1/jobs/" + id + "/executions").text());
+            }
+        });
+        JsonNode cluster = client.get("/api/v1/cluster").json();
+        int survivorShards = 0;
+        for (JsonNode n : cluster.get("nodes")) {
+            if (n.get("id").asText().equals(survivor.nodeId())) {
+                survivorShards = n.get("shards").size();
+            }
+        }
+        return missing.size() + " jobs never delivered; states of the first 50: " + states + "; survivor "
+                + survivor.nodeId() + " owns " + survivorShards + " shards, epoch " + cluster.get("epoch")
+                + ", master " + cluster.get("master") + detail + "\ncluster: " + cluster + "\nsurvivor log: "
+                + survivor.log();
     }
 
     private static boolean balanced(JsonNode cluster) {
