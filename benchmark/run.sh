@@ -37,6 +37,7 @@ for i in $(seq 1 "$nodes"); do
   HOURGLASS_DATA_DIR="$work/data-$i" HOURGLASS_ADMIN_TOKEN=bench-admin-token-0123456789 \
   HOURGLASS_DB_URL="jdbc:mariadb://127.0.0.1:$db_port/hourglass?sslMode=disable" HOURGLASS_DB_USER=root \
   HOURGLASS_ZK_CONNECT="$zk" HOURGLASS_KAFKA_BOOTSTRAP="$kafka" \
+  HOURGLASS_DUBBO_HOST=127.0.0.1 HOURGLASS_DUBBO_PORT=$((20880 + i)) \
     java ${NODE_JAVA_OPTS:--Xmx2g} -jar scheduler-node/target/hourglass-node.jar > "$work/node-$i.log" 2>&1 & pids+=($!)
   urls="${urls:+$urls,}http://127.0.0.1:$port"
 done

@@ -10,6 +10,8 @@ import java.util.List;
  */
 public interface DelayJobService {
     String TOKEN_ATTACHMENT = "hourglass-token";
+    /** With the admin token only: the app a call acts on (an app token acts on its own app). */
+    String APP_ATTACHMENT = "hourglass-app";
 
     /** Submits one job; with a bizKey already known to the app, returns the existing job. */
     JobView submit(JobSubmission submission);

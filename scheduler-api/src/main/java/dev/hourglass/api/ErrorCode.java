@@ -9,7 +9,9 @@ public enum ErrorCode {
     CONFLICT(409),
     PAYLOAD_TOO_LARGE(413),
     RATE_LIMITED(429),
-    UNAVAILABLE(503);
+    UNAVAILABLE(503),
+    /** Not one of SPEC §3's codes: an error the node did not expect (a bug), never the caller's fault. */
+    INTERNAL(500);
 
     private final int httpStatus;
 

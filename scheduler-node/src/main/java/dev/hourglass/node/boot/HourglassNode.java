@@ -1,5 +1,7 @@
 package dev.hourglass.node.boot;
 
+import dev.hourglass.api.DelayJobService;
+import dev.hourglass.node.api.dubbo.DubboJobService;
 import dev.hourglass.node.api.http.HttpApi;
 import dev.hourglass.node.api.http.NodeStatus;
 import dev.hourglass.node.catalog.Protocol;
@@ -12,9 +14,11 @@ import dev.hourglass.node.cluster.Member;
 import dev.hourglass.node.config.ConfigException;
 import dev.hourglass.node.config.NodeConfig;
 import dev.hourglass.node.dispatch.DispatchRouter;
+import dev.hourglass.node.dispatch.dubbo.DubboCallbackDispatcher;
 import dev.hourglass.node.dispatch.http.CallbackAllowList;
 import dev.hourglass.node.dispatch.http.HttpCallbackDispatcher;
 import dev.hourglass.node.dispatch.kafka.KafkaDispatcher;
+import dev.hourglass.node.dubbo.DubboRuntime;
 import dev.hourglass.node.firing.EngineSettings;
 import dev.hourglass.node.firing.FiringEngine;
 import dev.hourglass.node.job.JobIdGenerator;
@@ -45,6 +49,8 @@ import java.time.Clock;
 import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,6 +72,7 @@ public final class HourglassNode implements AutoCloseable {
     private final DispatchRouter dispatch;
     private final HttpApi http;
     private final EmbeddedZooKeeper embeddedZooKeeper;
+    private final DubboRuntime dubbo;
     private final CuratorCoordinator coordinator;
     private final ShardOwnership shards;
     private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
@@ -87,10 +94,24 @@ public final class HourglassNode implements AutoCloseable {
             var serviceRepository = new MyBatisServiceRepository(sessions);
             var catalog = new ServiceCatalog(serviceRepository);
             var allowList = new CallbackAllowList(config.callbackAllow);
+            this.embeddedZooKeeper = config.cluster.zkConnect == null || config.cluster.zkConnect.isBlank()
+                    ? new EmbeddedZooKeeper(Path.of(config.dataDir))
+                    : null;
+            String zk = embeddedZooKeeper != null ? embeddedZooKeeper.connectString() : config.cluster.zkConnect;
             this.dispatch = new DispatchRouter().register(Protocol.HTTP, new HttpCallbackDispatcher(allowList, clock));
-            boolean kafka = config.cluster.kafkaBootstrap != null && !config.cluster.kafkaBootstrap.isBlank();
-            if (kafka) {
+            Set<Protocol> protocols = EnumSet.of(Protocol.HTTP);
+            if (config.cluster.kafkaBootstrap != null && !config.cluster.kafkaBootstrap.isBlank()) {
                 dispatch.register(Protocol.KAFKA, new KafkaDispatcher(config.cluster.kafkaBootstrap, nodeId));
+                protocols.add(Protocol.KAFKA);
+            }
+            this.dubbo = config.dubbo.enabled
+                    ? DubboRuntime.configure(nodeId, config.dubbo.host, config.dubbo.port, dubboRegistry(config, zk))
+                    : null;
+            if (dubbo != null) {
+                var callbacks = new DubboCallbackDispatcher(dubbo);
+                dispatch.register(Protocol.DUBBO, callbacks);
+                catalog.onChange(callbacks::retainOnly);
+                protocols.add(Protocol.DUBBO);
             }
             this.shards = new ShardOwnership(List.of()); // the master's assignment fills it
             var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -129,18 +150,11 @@ public final class HourglassNode implements AutoCloseable {
                     new JobIdGenerator(clock, Math.floorMod(nodeId.hashCode(), 1024)),
                     new Limits(l.maxPayloadBytes, l.maxFireAheadMs, l.maxBatch, l.maxAttributes),
                     clock);
-            var services = new ServiceCommands(
-                    catalog,
-                    allowList,
-                    kafka ? EnumSet.of(Protocol.HTTP, Protocol.KAFKA) : EnumSet.of(Protocol.HTTP),
-                    clock);
+            var services =
+                    new ServiceCommands(catalog, allowList, protocols, dubbo != null && dubbo.hasRegistry(), clock);
             var tenants = new Tenants(new MyBatisAppRepository(sessions), adminToken, clock);
             engine.start();
             long startedAt = clock.millis();
-            this.embeddedZooKeeper = config.cluster.zkConnect == null || config.cluster.zkConnect.isBlank()
-                    ? new EmbeddedZooKeeper(Path.of(config.dataDir))
-                    : null;
-            String zk = embeddedZooKeeper != null ? embeddedZooKeeper.connectString() : config.cluster.zkConnect;
             this.coordinator = new CuratorCoordinator(
                     zk,
                     config.cluster.zkRoot,
@@ -169,6 +183,9 @@ public final class HourglassNode implements AutoCloseable {
                             metrics,
                             registry)
                     .start();
+            if (dubbo != null) {
+                dubbo.start(Map.of(DelayJobService.class, new DubboJobService(jobs, tenants)));
+            }
             coordinator.start();
             ready = true;
         } catch (Exception ex) {
@@ -198,6 +215,15 @@ public final class HourglassNode implements AutoCloseable {
                 config.database.url, config.database.user, config.database.password, config.database.poolSize);
     }
 
+    /** {@code dubbo.registry}: the cluster's ZooKeeper, none, or a registry URL as given. */
+    private static String dubboRegistry(NodeConfig config, String clusterZooKeeper) {
+        return switch (config.dubbo.registry) {
+            case "cluster" -> DubboRuntime.zookeeperRegistry(clusterZooKeeper);
+            case "none" -> null;
+            default -> config.dubbo.registry;
+        };
+    }
+
     /** SPEC §8: generated at first start, printed, kept in the data dir. */
     private static String adminTokenInDataDir(Path dataDir) {
         Path file = dataDir.resolve("admin-token");
@@ -220,8 +246,9 @@ public final class HourglassNode implements AutoCloseable {
             http,
             coordinator,
             engine == null ? null : engine::halt,
-            embeddedZooKeeper,
             dispatch == null ? null : dispatch::close,
+            dubbo,
+            embeddedZooKeeper,
             database
         }) {
             try {
@@ -257,6 +284,11 @@ public final class HourglassNode implements AutoCloseable {
         return http.port();
     }
 
+    /** The Dubbo protocol port, or -1 when Dubbo is disabled. */
+    public int dubboPort() {
+        return dubbo == null ? -1 : dubbo.port();
+    }
+
     public String baseUrl() {
         String host = "0.0.0.0".equals(config.http.host) ? "127.0.0.1" : config.http.host;
         return "http://" + host + ":" + httpPort();
@@ -276,9 +308,10 @@ public final class HourglassNode implements AutoCloseable {
         http.close();
         coordinator.close();
         shards.replace(List.of());
-        closeEmbeddedZooKeeper();
         engine.stop(config.engine.shutdownGraceMs);
         dispatch.close();
+        closeDubbo(); // before the embedded ZooKeeper, its registry
+        closeEmbeddedZooKeeper();
         database.close();
         gcMetrics.close();
     }
@@ -288,11 +321,18 @@ public final class HourglassNode implements AutoCloseable {
         ready = false;
         engine.halt();
         coordinator.close();
-        closeEmbeddedZooKeeper();
         http.close();
         dispatch.close();
+        closeDubbo();
+        closeEmbeddedZooKeeper();
         database.close();
         gcMetrics.close();
+    }
+
+    private void closeDubbo() {
+        if (dubbo != null) {
+            dubbo.close();
+        }
     }
 
     private final class Status implements NodeStatus {

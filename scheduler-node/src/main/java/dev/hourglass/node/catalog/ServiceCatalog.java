@@ -1,8 +1,11 @@
 package dev.hourglass.node.catalog;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,9 +19,29 @@ public final class ServiceCatalog {
 
     private final ServiceRepository repository;
     private volatile Map<String, ServiceDefinition> byKey = Map.of();
+    private final List<Consumer<Map<String, ServiceDefinition>>> listeners = new CopyOnWriteArrayList<>();
 
     public ServiceCatalog(ServiceRepository repository) {
         this.repository = repository;
+    }
+
+    /**
+     * Called with every known service (key {@code app/name}) after each refresh and each delete
+     * through this node: adapters that hold per-service resources drop those of services gone.
+     */
+    public void onChange(Consumer<Map<String, ServiceDefinition>> listener) {
+        listeners.add(listener);
+    }
+
+    private void changed() {
+        Map<String, ServiceDefinition> now = byKey;
+        for (Consumer<Map<String, ServiceDefinition>> l : listeners) {
+            try {
+                l.accept(now);
+            } catch (RuntimeException e) {
+                LOG.warn("service change listener failed: {}", e.toString());
+            }
+        }
     }
 
     public Optional<ServiceDefinition> find(String app, String name) {
@@ -48,6 +71,7 @@ public final class ServiceCatalog {
             Map<String, ServiceDefinition> copy = new ConcurrentHashMap<>(byKey);
             copy.remove(app + '/' + name);
             byKey = copy;
+            changed();
         }
         return deleted;
     }
@@ -64,6 +88,7 @@ public final class ServiceCatalog {
             Map<String, ServiceDefinition> fresh = new ConcurrentHashMap<>();
             repository.list(null).forEach(s -> fresh.put(s.key(), s));
             byKey = fresh;
+            changed();
         } catch (RuntimeException e) {
             LOG.warn("service catalog refresh failed; keeping {} known services: {}", byKey.size(), e.toString());
         }

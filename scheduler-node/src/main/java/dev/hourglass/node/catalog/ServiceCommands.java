@@ -15,6 +15,10 @@ import java.util.Set;
 /**
  * Creates, replaces and deletes services with the checks of SPEC §3. A protocol is accepted only
  * when this node can deliver it ({@code supported}); the others are a 400 naming the protocol.
+ *
+ * <p>DUBBO services name their {@code JobCallbackService} by group and version, found through the
+ * node's Dubbo registry, or give a direct {@code url} ({@code dubbo://host:port}, on the callback
+ * allow-list like HTTP URLs); without a registry the url is required.
  */
 public final class ServiceCommands {
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -22,12 +26,20 @@ public final class ServiceCommands {
     private final ServiceCatalog catalog;
     private final CallbackAllowList allowList;
     private final Set<Protocol> supported;
+    private final boolean dubboRegistry;
     private final Clock clock;
 
-    public ServiceCommands(ServiceCatalog catalog, CallbackAllowList allowList, Set<Protocol> supported, Clock clock) {
+    /** @param dubboRegistry whether this node finds Dubbo providers through a registry */
+    public ServiceCommands(
+            ServiceCatalog catalog,
+            CallbackAllowList allowList,
+            Set<Protocol> supported,
+            boolean dubboRegistry,
+            Clock clock) {
         this.catalog = catalog;
         this.allowList = allowList;
         this.supported = supported;
+        this.dubboRegistry = dubboRegistry;
         this.clock = clock;
     }
 
@@ -36,10 +48,16 @@ public final class ServiceCommands {
         Protocol protocol = protocol(spec.protocol());
         String url = null;
         String topic = null;
+        String dubboGroup = null;
+        String dubboVersion = null;
         switch (protocol) {
             case HTTP -> url = httpUrl(spec.url());
             case KAFKA -> topic = required("topic", spec.topic());
-            case DUBBO -> {}
+            case DUBBO -> {
+                url = dubboUrl(spec.url());
+                dubboGroup = dubboName("dubboGroup", spec.dubboGroup());
+                dubboVersion = dubboName("dubboVersion", spec.dubboVersion());
+            }
         }
         int maxAttempts = within("maxAttempts", spec.maxAttempts(), 5, 1, 1_000);
         long timeoutMs = within("timeoutMs", spec.timeoutMs(), 30_000L, 1L, 86_400_000L);
@@ -68,8 +86,8 @@ public final class ServiceCommands {
                 protocol,
                 topic,
                 url,
-                spec.dubboGroup(),
-                spec.dubboVersion(),
+                dubboGroup,
+                dubboVersion,
                 maxAttempts,
                 timeoutMs,
                 new Backoff(initial, multiplier, max),
@@ -136,6 +154,41 @@ public final class ServiceCommands {
             throw HourglassException.invalid("url", "host " + uri.getHost() + " is not on the callback allow-list");
         }
         return url;
+    }
+
+    /** A direct provider address, or null to find providers through the registry. */
+    private String dubboUrl(String value) {
+        if (value == null || value.isBlank()) {
+            if (!dubboRegistry) {
+                throw HourglassException.invalid(
+                        "url", "this node has no Dubbo registry: a DUBBO service needs a url like dubbo://host:20880");
+            }
+            return null;
+        }
+        URI uri;
+        try {
+            uri = URI.create(value);
+        } catch (IllegalArgumentException e) {
+            throw HourglassException.invalid("url", "url is not a valid URI");
+        }
+        if (!"dubbo".equalsIgnoreCase(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 1) {
+            throw HourglassException.invalid("url", "a DUBBO service's url is dubbo://host:port");
+        }
+        if (!allowList.allows(uri)) {
+            throw HourglassException.invalid("url", "host " + uri.getHost() + " is not on the callback allow-list");
+        }
+        return "dubbo://" + uri.getHost() + ":" + uri.getPort();
+    }
+
+    /** Group and version as Dubbo matches them literally: no wildcards, lists or spaces. */
+    private static String dubboName(String field, String value) {
+        if (value == null) {
+            return null;
+        }
+        if (!value.matches("[A-Za-z0-9._-]{1,128}")) {
+            throw HourglassException.invalid(field, field + " must be 1..128 characters of [A-Za-z0-9._-]");
+        }
+        return value;
     }
 
     private static AckMode ackMode(String value) {

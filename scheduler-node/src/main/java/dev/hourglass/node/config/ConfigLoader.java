@@ -34,7 +34,7 @@ public final class ConfigLoader {
         }
     }
 
-    /** The variables of SPEC §8, plus HOURGLASS_HTTP_HOST. */
+    /** The variables of SPEC §8, plus HOURGLASS_HTTP_HOST, HOURGLASS_DUBBO_HOST and HOURGLASS_DUBBO_REGISTRY. */
     static void applyEnvironment(NodeConfig c, Map<String, String> env) {
         set(env, "HOURGLASS_HTTP_PORT", v -> c.http.port = integer("HOURGLASS_HTTP_PORT", v));
         set(env, "HOURGLASS_HTTP_HOST", v -> c.http.host = v);
@@ -45,7 +45,9 @@ public final class ConfigLoader {
         set(env, "HOURGLASS_DB_PASSWORD", v -> c.database.password = v);
         set(env, "HOURGLASS_ZK_CONNECT", v -> c.cluster.zkConnect = v);
         set(env, "HOURGLASS_KAFKA_BOOTSTRAP", v -> c.cluster.kafkaBootstrap = v);
-        set(env, "HOURGLASS_DUBBO_PORT", v -> c.cluster.dubboPort = integer("HOURGLASS_DUBBO_PORT", v));
+        set(env, "HOURGLASS_DUBBO_PORT", v -> c.dubbo.port = integer("HOURGLASS_DUBBO_PORT", v));
+        set(env, "HOURGLASS_DUBBO_HOST", v -> c.dubbo.host = v);
+        set(env, "HOURGLASS_DUBBO_REGISTRY", v -> c.dubbo.registry = v);
         set(
                 env,
                 "HOURGLASS_CALLBACK_ALLOW",

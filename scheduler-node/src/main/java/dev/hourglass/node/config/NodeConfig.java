@@ -23,6 +23,7 @@ public class NodeConfig {
     public Engine engine = new Engine();
     public Limits limits = new Limits();
     public Cluster cluster = new Cluster();
+    public Dubbo dubbo = new Dubbo();
     /** Hosts and CIDRs allowed as HTTP callback targets. */
     public List<String> callbackAllow = new ArrayList<>(List.of("127.0.0.1", "localhost"));
 
@@ -75,7 +76,25 @@ public class NodeConfig {
         public int zkSessionTimeoutMs = 10_000;
 
         public String kafkaBootstrap;
-        public int dubboPort = 20880;
+    }
+
+    public static class Dubbo {
+        /** Export {@code DelayJobService} and deliver DUBBO services; false: neither. */
+        public boolean enabled = true;
+        /** Dubbo protocol port; 0: a free port, chosen at start. */
+        public int port = 20880;
+        /**
+         * The address this node registers (and binds, unless it is a loopback address: Dubbo then
+         * listens on every interface); empty: the machine's address, as Dubbo picks it. A loopback
+         * address keeps all Dubbo traffic of this node on loopback (tests, single-machine demos).
+         */
+        public String host;
+        /**
+         * Where providers are found and this node is registered: {@code cluster} (the cluster's
+         * ZooKeeper), {@code none} (DUBBO services then need a direct {@code url}), or a Dubbo
+         * registry URL such as {@code zookeeper://zk1:2181}.
+         */
+        public String registry = "cluster";
     }
 
     public boolean isStandalone() {
@@ -118,7 +137,14 @@ public class NodeConfig {
                 errors,
                 cluster.zkSessionTimeoutMs >= 2_000 && cluster.zkSessionTimeoutMs <= 120_000,
                 "cluster.zkSessionTimeoutMs must be in 2000..120000");
-        check(errors, cluster.dubboPort >= 0 && cluster.dubboPort <= 65535, "cluster.dubboPort must be in 0..65535");
+        check(errors, dubbo.port >= 0 && dubbo.port <= 65535, "dubbo.port must be in 0..65535");
+        check(
+                errors,
+                dubbo.registry != null
+                        && (dubbo.registry.equals("cluster")
+                                || dubbo.registry.equals("none")
+                                || dubbo.registry.matches("[a-z][a-z0-9+.-]*://.+")),
+                "dubbo.registry must be cluster, none or a registry URL like zookeeper://host:2181");
         check(errors, adminToken == null || adminToken.length() >= 16, "adminToken must be at least 16 characters");
         check(
                 errors,

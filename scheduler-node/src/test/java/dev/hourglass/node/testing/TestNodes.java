@@ -16,6 +16,8 @@ public final class TestNodes {
         c.http.host = "127.0.0.1";
         c.http.port = 0;
         c.adminToken = ADMIN_TOKEN;
+        c.dubbo.host = "127.0.0.1"; // registers and calls loopback only
+        c.dubbo.port = 0;
         try {
             c.dataDir = Files.createTempDirectory("hourglass-test").toString();
         } catch (java.io.IOException e) {

@@ -67,7 +67,7 @@ public final class HttpApi implements AutoCloseable {
             });
             cfg.routes.exception(Exception.class, (e, ctx) -> {
                 LOG.error("unexpected error on {} {}", ctx.method(), ctx.path(), e);
-                Respond.json(ctx, 500, Json.error("INTERNAL", "internal error", null));
+                Respond.json(ctx, 500, Json.error(ErrorCode.INTERNAL.name(), "internal error", null));
             });
         });
     }

@@ -215,8 +215,21 @@ class BadInputIT {
         ApiClient.Answer kafka = f.app.put("/api/v1/services/k1", "{\"protocol\":\"KAFKA\",\"topic\":\"t\"}");
         assertThat(kafka.status()).isEqualTo(400);
         assertThat(kafka.errorField()).isEqualTo("protocol");
-        ApiClient.Answer dubbo = f.app.put("/api/v1/services/d1", "{\"protocol\":\"DUBBO\"}");
-        assertThat(dubbo.status()).isEqualTo(400);
+        ApiClient.Answer dubboScheme =
+                f.app.put("/api/v1/services/d1", "{\"protocol\":\"DUBBO\",\"url\":\"http://127.0.0.1:20880\"}");
+        assertThat(dubboScheme.status()).isEqualTo(400);
+        assertThat(dubboScheme.errorField()).isEqualTo("url");
+        ApiClient.Answer dubboOffList =
+                f.app.put("/api/v1/services/d1", "{\"protocol\":\"DUBBO\",\"url\":\"dubbo://10.1.2.3:20880\"}");
+        assertThat(dubboOffList.errorField()).isEqualTo("url");
+        ApiClient.Answer dubboGroup =
+                f.app.put("/api/v1/services/d1", "{\"protocol\":\"DUBBO\",\"dubboGroup\":\"a,b\"}");
+        assertThat(dubboGroup.status()).isEqualTo(400);
+        assertThat(dubboGroup.errorField()).isEqualTo("dubboGroup");
+        ApiClient.Answer dubboVersion =
+                f.app.put("/api/v1/services/d1", "{\"protocol\":\"DUBBO\",\"dubboVersion\":\"*\"}");
+        assertThat(dubboVersion.errorField()).isEqualTo("dubboVersion");
+        assertThat(f.app.get("/api/v1/services/d1").status()).isEqualTo(404);
         ApiClient.Answer offList =
                 f.app.put("/api/v1/services/h1", "{\"protocol\":\"HTTP\",\"url\":\"http://10.1.2.3/cb\"}");
         assertThat(offList.status()).isEqualTo(400);

@@ -1,0 +1,239 @@
+package dev.hourglass.node.api.dubbo;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.hourglass.api.BatchItemResult;
+import dev.hourglass.api.DelayJobService;
+import dev.hourglass.api.ErrorCode;
+import dev.hourglass.api.HourglassException;
+import dev.hourglass.api.JobChange;
+import dev.hourglass.api.JobSubmission;
+import dev.hourglass.api.JobView;
+import dev.hourglass.api.ResultReport;
+import dev.hourglass.node.manage.Caller;
+import dev.hourglass.node.manage.JobManager;
+import dev.hourglass.node.manage.JobViews;
+import dev.hourglass.node.tenant.Tenants;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import org.apache.dubbo.rpc.RpcContext;
+import org.apache.ibatis.exceptions.PersistenceException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link DelayJobService} over Dubbo (SPEC §4): the same {@link JobManager} as the HTTP API, so the
+ * same semantics, limits and error codes. The caller is the app of the {@code hourglass-token}
+ * attachment; the admin names the app with {@code hourglass-app}.
+ *
+ * <p>Every failure leaves as a {@link HourglassException}: Dubbo hands an exception of the
+ * interface's own jar to the caller as it is, where any other would arrive as a bare
+ * RuntimeException with a stack trace for a message.
+ */
+public final class DubboJobService implements DelayJobService {
+    private static final Logger LOG = LoggerFactory.getLogger(DubboJobService.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final JobManager jobs;
+    private final Tenants tenants;
+
+    public DubboJobService(JobManager jobs, Tenants tenants) {
+        this.jobs = jobs;
+        this.tenants = tenants;
+    }
+
+    @Override
+    public JobView submit(JobSubmission submission) {
+        return call("submit", () -> {
+            String app = actingApp(caller());
+            if (submission == null) {
+                throw HourglassException.invalid("submission", "a job is required");
+            }
+            return JobViews.of(jobs.submit(app, withJsonPayload(submission)).job());
+        });
+    }
+
+    @Override
+    public List<BatchItemResult> submitBatch(List<JobSubmission> submissions) {
+        return call("submitBatch", () -> {
+            String app = actingApp(caller());
+            if (submissions == null || submissions.isEmpty()) {
+                throw HourglassException.invalid("jobs", "jobs must be a non-empty list");
+            }
+            if (submissions.size() > jobs.limits().maxBatch()) {
+                throw HourglassException.invalid(
+                        "jobs", "at most " + jobs.limits().maxBatch() + " jobs per batch");
+            }
+            // a payload that is not JSON fails its own item, as a bad item of an HTTP batch does
+            List<HourglassException> inputErrors = new ArrayList<>(submissions.size());
+            List<JobSubmission> valid = new ArrayList<>(submissions.size());
+            for (JobSubmission s : submissions) {
+                try {
+                    valid.add(s == null ? null : withJsonPayload(s));
+                    inputErrors.add(null);
+                } catch (HourglassException e) {
+                    inputErrors.add(e);
+                }
+            }
+            List<JobManager.BatchOutcome> stored = valid.isEmpty() ? List.of() : jobs.submitBatch(app, valid);
+            List<BatchItemResult> results = new ArrayList<>(submissions.size());
+            int k = 0;
+            for (HourglassException inputError : inputErrors) {
+                HourglassException error = inputError;
+                if (error == null) {
+                    JobManager.BatchOutcome outcome = stored.get(k++);
+                    if (outcome.job() != null) {
+                        results.add(new BatchItemResult().setJob(JobViews.of(outcome.job())));
+                        continue;
+                    }
+                    error = outcome.error();
+                }
+                results.add(new BatchItemResult()
+                        .setErrorCode(error.code())
+                        .setErrorMessage(error.getMessage())
+                        .setErrorField(error.field()));
+            }
+            return results;
+        });
+    }
+
+    @Override
+    public JobView get(String jobId) {
+        return call("get", () -> JobViews.of(jobs.get(caller(), id(jobId))));
+    }
+
+    @Override
+    public JobView getByBizKey(String bizKey) {
+        return call("getByBizKey", () -> JobViews.of(jobs.getByBizKey(actingApp(caller()), bizKey)));
+    }
+
+    @Override
+    public JobView reschedule(String jobId, JobChange change) {
+        return call("reschedule", () -> {
+            Caller caller = caller();
+            long id = id(jobId);
+            if (change == null) {
+                throw HourglassException.invalid("change", "a change is required");
+            }
+            JobChange checked = new JobChange()
+                    .setFireAt(change.getFireAt())
+                    .setDelayMs(change.getDelayMs())
+                    .setPayload(change.getPayload() == null ? null : jsonText(change.getPayload()))
+                    .setAttributes(change.getAttributes());
+            return JobViews.of(jobs.reschedule(caller, id, checked));
+        });
+    }
+
+    @Override
+    public JobView cancel(String jobId) {
+        return call("cancel", () -> JobViews.of(jobs.cancel(caller(), id(jobId))));
+    }
+
+    @Override
+    public JobView fireNow(String jobId) {
+        return call("fireNow", () -> JobViews.of(jobs.fireNow(caller(), id(jobId))));
+    }
+
+    @Override
+    public JobView retry(String jobId, Instant fireAt) {
+        return call("retry", () -> JobViews.of(jobs.retry(caller(), id(jobId), fireAt, null)));
+    }
+
+    @Override
+    public JobView reportResult(String jobId, ResultReport report) {
+        return call("reportResult", () -> {
+            Caller caller = caller();
+            long id = id(jobId);
+            if (report == null) {
+                throw HourglassException.invalid("status", "a report is required");
+            }
+            return JobViews.of(jobs.reportResult(caller, id, report));
+        });
+    }
+
+    // ---- the caller ------------------------------------------------------------------------------
+
+    private Caller caller() {
+        return tenants.authenticateToken(RpcContext.getServerAttachment().getAttachment(TOKEN_ATTACHMENT));
+    }
+
+    /** The app a call acts on; mirrors the HTTP API's {@code ?app=} rule. */
+    private String actingApp(Caller caller) {
+        String named = RpcContext.getServerAttachment().getAttachment(APP_ATTACHMENT);
+        if (!caller.isAdmin()) {
+            if (named != null && !named.equals(caller.app())) {
+                throw new HourglassException(ErrorCode.PERMISSION_DENIED, "an app token acts on its own app only");
+            }
+            return caller.app();
+        }
+        if (named == null || named.isBlank()) {
+            throw HourglassException.invalid("app", "the admin names the app: attachment " + APP_ATTACHMENT);
+        }
+        if (!tenants.exists(named)) {
+            throw HourglassException.notFound("app " + named + " not found");
+        }
+        return named;
+    }
+
+    // ---- input ---------------------------------------------------------------------------------
+
+    /** An id that is not a number names no job: NOT_FOUND, as over HTTP. */
+    private static long id(String jobId) {
+        try {
+            return Long.parseLong(jobId);
+        } catch (NumberFormatException e) {
+            throw HourglassException.notFound("job " + jobId + " not found");
+        }
+    }
+
+    /** Over HTTP the payload is JSON by construction; over Dubbo it is text that must be JSON. */
+    private static JobSubmission withJsonPayload(JobSubmission s) {
+        if (s.getPayload() == null) {
+            return s;
+        }
+        String json = jsonText(s.getPayload());
+        return new JobSubmission()
+                .setService(s.getService())
+                .setFireAt(s.getFireAt())
+                .setDelayMs(s.getDelayMs())
+                .setPayload(json)
+                .setBizKey(s.getBizKey())
+                .setAttributes(s.getAttributes())
+                .setMaxAttempts(s.getMaxAttempts())
+                .setTimeoutMs(s.getTimeoutMs())
+                .setExpireAfterMs(s.getExpireAfterMs());
+    }
+
+    /** The payload as compact JSON (stored as HTTP stores it); INVALID_ARGUMENT when it is not JSON. */
+    private static String jsonText(String payload) {
+        try {
+            JsonNode node = JSON.readTree(payload);
+            if (node == null || node.isMissingNode()) {
+                throw HourglassException.invalid("payload", "payload must be JSON text (an empty text is not)");
+            }
+            return JSON.writeValueAsString(node);
+        } catch (JsonProcessingException e) {
+            throw HourglassException.invalid("payload", "payload must be JSON text: " + e.getOriginalMessage());
+        }
+    }
+
+    // ---- errors --------------------------------------------------------------------------------
+
+    /** Runs one call; anything but a HourglassException becomes one, as the HTTP API maps it. */
+    private static <T> T call(String method, Supplier<T> body) {
+        try {
+            return body.get();
+        } catch (HourglassException e) {
+            throw e;
+        } catch (PersistenceException e) {
+            LOG.warn("database error on Dubbo {}: {}", method, e.toString());
+            throw new HourglassException(ErrorCode.UNAVAILABLE, "the database is not available");
+        } catch (RuntimeException e) {
+            LOG.error("unexpected error on Dubbo {}", method, e);
+            throw new HourglassException(ErrorCode.INTERNAL, "internal error");
+        }
+    }
+}

@@ -1,0 +1,188 @@
+package dev.hourglass.node.dispatch.dubbo;
+
+import dev.hourglass.api.CallbackRequest;
+import dev.hourglass.api.CallbackResult;
+import dev.hourglass.api.JobCallbackService;
+import dev.hourglass.node.catalog.Protocol;
+import dev.hourglass.node.catalog.ServiceDefinition;
+import dev.hourglass.node.dispatch.Delivery;
+import dev.hourglass.node.dispatch.DeliveryResult;
+import dev.hourglass.node.dispatch.Dispatcher;
+import dev.hourglass.node.dubbo.DubboRuntime;
+import dev.hourglass.node.job.AttemptOutcome;
+import dev.hourglass.node.job.Job;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import org.apache.dubbo.config.ReferenceConfig;
+import org.apache.dubbo.remoting.RemotingException;
+import org.apache.dubbo.remoting.TimeoutException;
+import org.apache.dubbo.rpc.RpcContext;
+import org.apache.dubbo.rpc.RpcException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Delivers jobs of DUBBO services (SPEC §4) by calling the business's {@link JobCallbackService},
+ * asynchronously: a slow receiver holds no node thread, only one of its service's
+ * {@code maxInFlight} slots (the engine's gate).
+ *
+ * <p>One reference per service, made on first use and kept; a service whose group, version or url
+ * changed gets a new one and the old one is destroyed, as are those of deleted services
+ * ({@link #retainOnly}). The job's own {@code timeoutMs} bounds each call; Dubbo never retries
+ * by itself (the service's retry policy does).
+ *
+ * <p>Outcomes: the {@link CallbackResult} as returned; an exception thrown by the callback is a
+ * RETRY, no answer in time a TIMEOUT, no provider or a broken connection an ERROR (all retried).
+ */
+public final class DubboCallbackDispatcher implements Dispatcher {
+    private static final Logger LOG = LoggerFactory.getLogger(DubboCallbackDispatcher.class);
+
+    private final DubboRuntime dubbo;
+    private final Map<String, Cached> references = new ConcurrentHashMap<>();
+
+    private record Target(String group, String version, String url) {
+        static Target of(ServiceDefinition s) {
+            return new Target(s.dubboGroup(), s.dubboVersion(), s.url());
+        }
+    }
+
+    private record Cached(Target target, ReferenceConfig<JobCallbackService> config, JobCallbackService proxy) {}
+
+    public DubboCallbackDispatcher(DubboRuntime dubbo) {
+        this.dubbo = dubbo;
+    }
+
+    @Override
+    public CompletionStage<DeliveryResult> deliver(Delivery delivery) {
+        ServiceDefinition service = delivery.service();
+        JobCallbackService callback = referenceOf(service);
+        CallbackRequest request = request(delivery);
+        RpcContext.getClientAttachment()
+                .setAttachment("timeout", Long.toString(delivery.job().timeoutMs()));
+        CompletableFuture<CallbackResult> call =
+                RpcContext.getServiceContext().asyncCall(() -> callback.execute(request));
+        return call.handle((result, error) -> error == null ? interpret(result) : failure(error));
+    }
+
+    private JobCallbackService referenceOf(ServiceDefinition service) {
+        Target target = Target.of(service);
+        Cached cached = references.get(service.key());
+        if (cached != null && cached.target().equals(target)) {
+            return cached.proxy();
+        }
+        return references
+                .compute(service.key(), (key, old) -> {
+                    if (old != null && old.target().equals(target)) {
+                        return old;
+                    }
+                    if (old != null) {
+                        destroy(key, old);
+                    }
+                    ReferenceConfig<JobCallbackService> config = dubbo.reference(
+                            JobCallbackService.class, target.group(), target.version(), target.url(), (int)
+                                    Math.min(Integer.MAX_VALUE, service.timeoutMs()));
+                    return new Cached(target, config, config.get());
+                })
+                .proxy();
+    }
+
+    /**
+     * Destroys the references of services that no longer exist or now name another provider
+     * (services by key {@code app/name}); a changed service gets its new reference on next use.
+     */
+    public void retainOnly(Map<String, ServiceDefinition> services) {
+        references.forEach((key, cached) -> {
+            ServiceDefinition now = services.get(key);
+            boolean current = now != null
+                    && now.protocol() == Protocol.DUBBO
+                    && Target.of(now).equals(cached.target());
+            if (!current && references.remove(key, cached)) {
+                destroy(key, cached);
+            }
+        });
+    }
+
+    /** How many service references are open (for tests and the status page). */
+    public int openReferences() {
+        return references.size();
+    }
+
+    @Override
+    public void close() {
+        references.forEach((key, cached) -> destroy(key, cached));
+        references.clear();
+    }
+
+    private static void destroy(String key, Cached cached) {
+        try {
+            cached.config().destroy();
+        } catch (RuntimeException e) {
+            LOG.debug("destroying the Dubbo reference of {}: {}", key, e.toString());
+        }
+    }
+
+    static CallbackRequest request(Delivery delivery) {
+        Job job = delivery.job();
+        CallbackRequest request = new CallbackRequest();
+        request.setJobId(Long.toString(job.id()));
+        request.setApp(job.app());
+        request.setService(job.service());
+        request.setBizKey(job.bizKey());
+        request.setAttempt(delivery.attempt());
+        request.setMaxAttempts(job.maxAttempts());
+        request.setFireAt(Instant.ofEpochMilli(job.fireAt()));
+        request.setFiredAt(Instant.ofEpochMilli(delivery.firedAt()));
+        request.setPayload(job.payload());
+        request.setAttributes(new LinkedHashMap<>(job.attributes()));
+        return request;
+    }
+
+    static DeliveryResult interpret(CallbackResult result) {
+        if (result == null || result.getStatus() == null) {
+            return new DeliveryResult(AttemptOutcome.RETRY, null, "the callback returned no status");
+        }
+        return switch (result.getStatus()) {
+            case SUCCESS -> DeliveryResult.success(result.getMessage());
+            case RETRY ->
+                new DeliveryResult(
+                        AttemptOutcome.RETRY,
+                        result.getRetryAfterMs() == null || result.getRetryAfterMs() < 0
+                                ? null
+                                : result.getRetryAfterMs(),
+                        result.getMessage());
+            case FAIL -> new DeliveryResult(AttemptOutcome.FAIL, null, result.getMessage());
+        };
+    }
+
+    static DeliveryResult failure(Throwable error) {
+        Throwable cause = error;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+                && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        // an asynchronous call fails with the transport's own exceptions, not wrapped in RpcException
+        if (cause instanceof TimeoutException) {
+            return new DeliveryResult(AttemptOutcome.TIMEOUT, null, "no answer within the timeout");
+        }
+        if (cause instanceof RemotingException remoting) {
+            return DeliveryResult.error("Dubbo: " + remoting.getMessage());
+        }
+        if (cause instanceof RpcException rpc) {
+            if (rpc.isTimeout()) {
+                return new DeliveryResult(AttemptOutcome.TIMEOUT, null, "no answer within the timeout");
+            }
+            if (rpc.isBiz()) {
+                return new DeliveryResult(AttemptOutcome.RETRY, null, "the callback threw: " + rpc.getMessage());
+            }
+            return DeliveryResult.error("Dubbo: " + rpc.getMessage());
+        }
+        // an exception thrown by the business's callback (SPEC §4: it counts as RETRY)
+        return new DeliveryResult(AttemptOutcome.RETRY, null, "the callback threw: " + cause);
+    }
+}

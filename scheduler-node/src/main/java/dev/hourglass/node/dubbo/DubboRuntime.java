@@ -1,0 +1,186 @@
+package dev.hourglass.node.dubbo;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.util.Map;
+import org.apache.dubbo.common.logger.LoggerFactory;
+import org.apache.dubbo.config.ApplicationConfig;
+import org.apache.dubbo.config.ProtocolConfig;
+import org.apache.dubbo.config.ReferenceConfig;
+import org.apache.dubbo.config.RegistryConfig;
+import org.apache.dubbo.config.ServiceConfig;
+import org.apache.dubbo.config.bootstrap.DubboBootstrap;
+import org.apache.dubbo.rpc.model.ApplicationModel;
+import org.apache.dubbo.rpc.model.FrameworkModel;
+import org.apache.dubbo.rpc.model.ModuleModel;
+import org.slf4j.Logger;
+
+/**
+ * The node's Dubbo: one isolated framework instance (several nodes can share a JVM in tests) with
+ * one protocol server, one optional registry, the exported {@code DelayJobService} and the
+ * references to business {@code JobCallbackService}s.
+ *
+ * <p>Quiet and local by design: no QoS port, no metadata service, interface-level registration
+ * (what every Dubbo version understands), no registry file cache.
+ */
+public final class DubboRuntime implements AutoCloseable {
+    private static final Logger LOG = org.slf4j.LoggerFactory.getLogger(DubboRuntime.class);
+    /**
+     * Dubbo reads the interfaces to ignore when it picks the address to register; ignoring all of
+     * them makes it fall back to the loopback address (it refuses 127.0.0.1 as a configured host).
+     */
+    static final String IGNORED_INTERFACES = "dubbo.network.interface.ignored";
+
+    private final DubboBootstrap bootstrap;
+    private final int port;
+    private final String registryUrl;
+
+    private DubboRuntime(DubboBootstrap bootstrap, int port, String registryUrl) {
+        this.bootstrap = bootstrap;
+        this.port = port;
+        this.registryUrl = registryUrl;
+    }
+
+    /**
+     * Configures (does not start) the node's Dubbo.
+     *
+     * @param host the address to register; a loopback address keeps this node's Dubbo traffic on
+     *     loopback; null: the machine's address
+     * @param port the protocol port; 0 picks a free one
+     * @param registryUrl a Dubbo registry URL, or null for none (direct URLs only)
+     */
+    public static DubboRuntime configure(String nodeId, String host, int port, String registryUrl) {
+        if (host != null && isLoopback(host)) {
+            System.setProperty(IGNORED_INTERFACES, ".*");
+        }
+        int chosenPort = port == 0 ? freePort(host) : port;
+        FrameworkModel framework = new FrameworkModel();
+        // Dubbo picks the first logging library it finds (log4j 1 comes with some dependencies);
+        // the node logs through SLF4J, so its configuration applies to Dubbo too
+        LoggerFactory.setLoggerAdapter(framework, "slf4j");
+        DubboBootstrap bootstrap = DubboBootstrap.newInstance(framework);
+        ApplicationModel model = bootstrap.getApplicationModel();
+        ApplicationConfig application = new ApplicationConfig(model, "hourglass-" + nodeId);
+        application.setLogger("slf4j");
+        application.setQosEnable(false);
+        application.setMetadataType("local");
+        application.setRegisterMode("interface");
+        application.setEnableFileCache(false);
+        application.setShutwait("500");
+        ProtocolConfig protocol = new ProtocolConfig(model, "dubbo", chosenPort);
+        if (host != null) {
+            protocol.setHost(host);
+        }
+        RegistryConfig registry =
+                new RegistryConfig(model, registryUrl == null ? RegistryConfig.NO_AVAILABLE : registryUrl);
+        registry.setUseAsConfigCenter(false);
+        registry.setUseAsMetadataCenter(false);
+        registry.setCheck(false);
+        bootstrap.application(application).protocol(protocol).registry(registry);
+        return new DubboRuntime(bootstrap, chosenPort, registryUrl);
+    }
+
+    /** Exports {@code services} (interface to implementation) and starts serving them. */
+    public void start(Map<Class<?>, Object> services) {
+        ModuleModel module = bootstrap.getApplicationModel().getDefaultModule();
+        for (Map.Entry<Class<?>, Object> s : services.entrySet()) {
+            bootstrap.service(serviceConfig(module, s.getKey(), s.getValue()));
+        }
+        try {
+            bootstrap.start();
+        } catch (RuntimeException e) {
+            close();
+            throw new IllegalStateException("Dubbo could not start on port " + port + ": " + e.getMessage(), e);
+        }
+        LOG.info(
+                "Dubbo serves {} on port {}, registry {}",
+                services.keySet().stream().map(Class::getSimpleName).toList(),
+                port,
+                registryUrl == null ? "none" : registryUrl);
+    }
+
+    /**
+     * The Dubbo registry URL of a ZooKeeper connect string ({@code h1:2181,h2:2181}): the first
+     * server, the others as backups. Dubbo keeps its own root ({@code /dubbo}), so a chroot suffix
+     * of the connect string does not apply to it.
+     */
+    public static String zookeeperRegistry(String connectString) {
+        String servers =
+                connectString.contains("/") ? connectString.substring(0, connectString.indexOf('/')) : connectString;
+        String[] hosts = servers.split(",");
+        StringBuilder url = new StringBuilder("zookeeper://").append(hosts[0].trim());
+        if (hosts.length > 1) {
+            url.append("?backup=");
+            for (int i = 1; i < hosts.length; i++) {
+                url.append(i > 1 ? "," : "").append(hosts[i].trim());
+            }
+        }
+        return url.toString();
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static ServiceConfig<?> serviceConfig(ModuleModel module, Class<?> type, Object implementation) {
+        ServiceConfig service = new ServiceConfig<>(module);
+        service.setInterface(type);
+        service.setRef(implementation);
+        return service;
+    }
+
+    /**
+     * A reference to a provider of {@code type}: at {@code url} when given (a direct connection),
+     * else found through the registry by group and version. Calls are not retried by Dubbo: the
+     * scheduler's own retry policy decides. The caller {@linkplain ReferenceConfig#destroy()
+     * destroys} it when done.
+     */
+    public <T> ReferenceConfig<T> reference(Class<T> type, String group, String version, String url, int timeoutMs) {
+        ModuleModel module = bootstrap.getApplicationModel().getDefaultModule();
+        ReferenceConfig<T> reference = new ReferenceConfig<>(module);
+        reference.setInterface(type);
+        reference.setGroup(group);
+        reference.setVersion(version);
+        if (url != null) {
+            reference.setUrl(url);
+        }
+        reference.setTimeout(timeoutMs);
+        reference.setRetries(0);
+        reference.setCheck(false);
+        reference.setParameters(Map.of("migration.step", "FORCE_INTERFACE"));
+        return reference;
+    }
+
+    public boolean hasRegistry() {
+        return registryUrl != null;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    @Override
+    public void close() {
+        try {
+            bootstrap.stop();
+        } catch (RuntimeException e) {
+            LOG.warn("stopping Dubbo: {}", e.toString());
+        } finally {
+            bootstrap.getApplicationModel().getFrameworkModel().destroy();
+        }
+    }
+
+    private static boolean isLoopback(String host) {
+        try {
+            return InetAddress.getByName(host).isLoopbackAddress();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static int freePort(String host) {
+        try (ServerSocket s = new ServerSocket(0, 1, host == null ? null : InetAddress.getByName(host))) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException("no free port for Dubbo: " + e.getMessage(), e);
+        }
+    }
+}

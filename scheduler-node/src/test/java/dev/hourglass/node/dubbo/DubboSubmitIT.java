@@ -1,0 +1,257 @@
+package dev.hourglass.node.dubbo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.hourglass.api.BatchItemResult;
+import dev.hourglass.api.CallbackStatus;
+import dev.hourglass.api.DelayJobService;
+import dev.hourglass.api.ErrorCode;
+import dev.hourglass.api.HourglassException;
+import dev.hourglass.api.JobChange;
+import dev.hourglass.api.JobState;
+import dev.hourglass.api.JobSubmission;
+import dev.hourglass.api.JobView;
+import dev.hourglass.api.ResultReport;
+import dev.hourglass.node.testing.CallbackReceiver;
+import dev.hourglass.sdk.dubbo.HourglassDubboClient;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.dubbo.common.logger.LoggerFactory;
+import org.apache.dubbo.config.ApplicationConfig;
+import org.apache.dubbo.config.ReferenceConfig;
+import org.apache.dubbo.config.bootstrap.DubboBootstrap;
+import org.apache.dubbo.rpc.RpcContext;
+import org.apache.dubbo.rpc.model.ApplicationModel;
+import org.apache.dubbo.rpc.model.FrameworkModel;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * {@code DelayJobService} over Dubbo, as a client that is not ours calls it: a plain Dubbo
+ * reference with the token set as an attachment by hand (direct URL), and the SDK's client through
+ * the ZooKeeper registry. Same semantics and error codes as HTTP; bad input changes nothing.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class DubboSubmitIT {
+    DubboNode hg;
+    CallbackReceiver receiver;
+    String service;
+    DubboBootstrap plainClient;
+    DelayJobService plain;
+
+    @BeforeAll
+    void start() throws Exception {
+        hg = new DubboNode();
+        receiver = new CallbackReceiver();
+        service = "order-close";
+        assertThat(hg.app
+                        .put(
+                                "/api/v1/services/" + service,
+                                "{\"protocol\":\"HTTP\",\"url\":\"" + receiver.url() + "\"}")
+                        .status())
+                .isEqualTo(200);
+        FrameworkModel framework = new FrameworkModel();
+        LoggerFactory.setLoggerAdapter(framework, "slf4j");
+        plainClient = DubboBootstrap.newInstance(framework);
+        ApplicationModel model = plainClient.getApplicationModel();
+        ApplicationConfig application = new ApplicationConfig(model, "plain-client");
+        application.setQosEnable(false);
+        application.setMetadataType("local");
+        ReferenceConfig<DelayJobService> reference = new ReferenceConfig<>(model.getDefaultModule());
+        reference.setInterface(DelayJobService.class);
+        reference.setUrl(hg.directUrl());
+        reference.setRetries(0);
+        reference.setTimeout(10_000);
+        plainClient.application(application).reference(reference).start();
+        plain = reference.get();
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        plainClient.stop();
+        plainClient.getApplicationModel().getFrameworkModel().destroy();
+        receiver.close();
+        hg.close();
+    }
+
+    /** Calls with the attachments a client sets by hand (Dubbo clears them after each call). */
+    private <T> T as(String token, String app, java.util.function.Supplier<T> call) {
+        if (token != null) {
+            RpcContext.getClientAttachment().setAttachment(DelayJobService.TOKEN_ATTACHMENT, token);
+        }
+        if (app != null) {
+            RpcContext.getClientAttachment().setAttachment(DelayJobService.APP_ATTACHMENT, app);
+        }
+        return call.get();
+    }
+
+    private JobSubmission job(long delayMs) {
+        return new JobSubmission()
+                .setService(service)
+                .setDelayMs(delayMs)
+                .setPayload("{\"orderId\": 42}")
+                .setAttributes(new java.util.LinkedHashMap<>(Map.of("region", "eu")));
+    }
+
+    private HourglassException error(Runnable call) {
+        HourglassException e = catchThrowableOfType(HourglassException.class, call::run);
+        assertThat(e).as("a HourglassException").isNotNull();
+        return e;
+    }
+
+    private int storedJobs() {
+        return hg.app.get("/api/v1/jobs?limit=500").json().get("items").size();
+    }
+
+    @Test
+    void theWholeLifeOfAJobOverDubboDirect() {
+        JobView submitted = as(hg.appToken, null, () -> plain.submit(job(60_000).setBizKey("order-42")));
+        assertThat(submitted.getState()).isEqualTo(JobState.DELAYED);
+        assertThat(submitted.getApp()).isEqualTo("shop");
+        assertThat(submitted.getPayload()).isEqualTo("{\"orderId\":42}");
+        assertThat(submitted.getAttributes()).containsEntry("region", "eu");
+        // the same job over HTTP: one store, one truth
+        assertThat(hg.app
+                        .get("/api/v1/jobs/" + submitted.getId())
+                        .json()
+                        .get("payload")
+                        .get("orderId")
+                        .asInt())
+                .isEqualTo(42);
+
+        assertThat(as(hg.appToken, null, () -> plain.submit(job(60_000).setBizKey("order-42")))
+                        .getId())
+                .as("bizKey idempotence")
+                .isEqualTo(submitted.getId());
+        assertThat(as(hg.appToken, null, () -> plain.get(submitted.getId())).getFireAt())
+                .isEqualTo(submitted.getFireAt());
+        assertThat(as(hg.appToken, null, () -> plain.getByBizKey("order-42")).getId())
+                .isEqualTo(submitted.getId());
+
+        Instant later = Instant.now().plusSeconds(3_600);
+        JobView moved = as(
+                hg.appToken,
+                null,
+                () -> plain.reschedule(
+                        submitted.getId(), new JobChange().setFireAt(later).setPayload("[1,2]")));
+        assertThat(moved.getFireAt()).isEqualTo(Instant.ofEpochMilli(later.toEpochMilli()));
+        assertThat(moved.getPayload()).isEqualTo("[1,2]");
+
+        JobView canceled = as(hg.appToken, null, () -> plain.cancel(submitted.getId()));
+        assertThat(canceled.getState()).isEqualTo(JobState.CANCELED);
+        assertThat(error(() -> as(hg.appToken, null, () -> plain.cancel(submitted.getId())))
+                        .code())
+                .isEqualTo(ErrorCode.CONFLICT);
+
+        JobView revived = as(hg.appToken, null, () -> plain.retry(submitted.getId(), later));
+        assertThat(revived.getState()).isEqualTo(JobState.DELAYED);
+        as(hg.appToken, null, () -> plain.fireNow(submitted.getId()));
+        org.awaitility.Awaitility.await()
+                .atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> receiver.countsByJob().containsKey(submitted.getId()));
+        HourglassException stale = error(() -> as(
+                hg.appToken,
+                null,
+                () -> plain.reportResult(
+                        submitted.getId(), new ResultReport().setAttempt(99).setStatus(CallbackStatus.SUCCESS))));
+        assertThat(stale.code()).isEqualTo(ErrorCode.CONFLICT);
+    }
+
+    @Test
+    void batchesAnswerItemByItem() {
+        List<JobSubmission> batch = new ArrayList<>(Arrays.asList(
+                job(60_000),
+                job(60_000).setService("no-such-service"),
+                job(60_000).setPayload("{not json")));
+        List<BatchItemResult> results = as(hg.appToken, null, () -> plain.submitBatch(batch));
+        assertThat(results).hasSize(3);
+        assertThat(results.get(0).getJob().getState()).isEqualTo(JobState.DELAYED);
+        assertThat(results.get(1).getErrorCode()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+        assertThat(results.get(1).getErrorField()).isEqualTo("service");
+        assertThat(results.get(2).getErrorField()).isEqualTo("payload");
+    }
+
+    @Test
+    void authenticationFailuresAndBadInputAreTypedErrorsAndChangeNothing() {
+        int before = storedJobs();
+        assertThat(error(() -> plain.submit(job(60_000))).code()).isEqualTo(ErrorCode.UNAUTHENTICATED);
+        assertThat(error(() -> as("not-a-token", null, () -> plain.submit(job(60_000))))
+                        .code())
+                .isEqualTo(ErrorCode.UNAUTHENTICATED);
+        HourglassException otherApp = error(() -> as(hg.appToken, "bank", () -> plain.submit(job(60_000))));
+        assertThat(otherApp.code()).isEqualTo(ErrorCode.PERMISSION_DENIED);
+        HourglassException adminWithoutApp = error(
+                () -> as(dev.hourglass.node.testing.TestNodes.ADMIN_TOKEN, null, () -> plain.submit(job(60_000))));
+        assertThat(adminWithoutApp.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+        assertThat(adminWithoutApp.field()).isEqualTo("app");
+
+        record Case(String name, JobSubmission submission, String field) {}
+        List<Case> cases = List.of(
+                new Case("unknown service", job(60_000).setService("nope"), "service"),
+                new Case("payload not JSON", job(60_000).setPayload("{\"a\":"), "payload"),
+                new Case("fireAt and delayMs", job(60_000).setFireAt(Instant.now()), "fireAt"),
+                new Case("neither fireAt nor delayMs", job(60_000).setDelayMs(null), "fireAt"),
+                new Case("negative delay", job(-5), "delayMs"),
+                new Case("maxAttempts 0", job(60_000).setMaxAttempts(0), "maxAttempts"),
+                new Case(
+                        "bad attribute name",
+                        job(60_000).setAttributes(new java.util.LinkedHashMap<>(Map.of("a b", "x"))),
+                        "attributes"));
+        for (Case c : cases) {
+            HourglassException e = error(() -> as(hg.appToken, null, () -> plain.submit(c.submission())));
+            assertThat(e.code()).as(c.name()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+            assertThat(e.field()).as(c.name()).isEqualTo(c.field());
+        }
+        String big = "\"" + "x".repeat(70 * 1024) + "\"";
+        assertThat(error(() -> as(
+                                hg.appToken,
+                                null,
+                                () -> plain.submit(job(60_000).setPayload(big))))
+                        .code())
+                .isEqualTo(ErrorCode.PAYLOAD_TOO_LARGE);
+        assertThat(error(() -> as(hg.appToken, null, () -> plain.submit(null))).code())
+                .isEqualTo(ErrorCode.INVALID_ARGUMENT);
+        assertThat(error(() -> as(hg.appToken, null, () -> plain.get("not-a-number")))
+                        .code())
+                .isEqualTo(ErrorCode.NOT_FOUND);
+        assertThat(error(() -> as(hg.appToken, null, () -> plain.get("123456789")))
+                        .code())
+                .isEqualTo(ErrorCode.NOT_FOUND);
+        assertThat(error(() -> as(hg.appToken, null, () -> plain.reschedule("1", null)))
+                        .code())
+                .isEqualTo(ErrorCode.INVALID_ARGUMENT);
+        assertThat(storedJobs()).as("nothing written").isEqualTo(before);
+    }
+
+    @Test
+    void theSdkClientFindsTheNodeThroughTheZooKeeperRegistryAtItsLoopbackAddress() throws Exception {
+        try (CuratorFramework zk =
+                CuratorFrameworkFactory.newClient(hg.zookeeper.getConnectString(), new RetryOneTime(100))) {
+            zk.start();
+            List<String> providers =
+                    zk.getChildren().forPath("/dubbo/" + DelayJobService.class.getName() + "/providers");
+            assertThat(providers).hasSize(1);
+            assertThat(java.net.URLDecoder.decode(providers.get(0), StandardCharsets.UTF_8))
+                    .as("registered on loopback only")
+                    .startsWith("dubbo://127.0.0.1:" + hg.node.dubboPort() + "/");
+        }
+        try (HourglassDubboClient client = HourglassDubboClient.viaRegistry(hg.registry(), hg.appToken)) {
+            JobView v = client.service().submit(job(60_000));
+            assertThat(client.service().get(v.getId()).getState()).isEqualTo(JobState.DELAYED);
+        }
+        try (HourglassDubboClient wrongToken = HourglassDubboClient.viaRegistry(hg.registry(), "wrong")) {
+            assertThat(error(() -> wrongToken.service().submit(job(60_000))).code())
+                    .isEqualTo(ErrorCode.UNAUTHENTICATED);
+        }
+    }
+}
