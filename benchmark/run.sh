@@ -48,6 +48,6 @@ for i in $(seq 1 "$nodes"); do
 done
 sleep 2 # let the master's first assignment reach every node
 
-java -Xmx1g -cp "$cp" dev.hourglass.bench.LoadBench --node "$urls" \
+java -Xmx1g -Ddubbo.application.logger=slf4j -cp "$cp" dev.hourglass.bench.LoadBench --node "$urls" \
   --admin bench-admin-token-0123456789 --workload "$workload" "${channel_opts[@]}" "$@"
 echo "logs: $work" >&2
