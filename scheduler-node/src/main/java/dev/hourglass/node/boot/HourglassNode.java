@@ -105,7 +105,7 @@ public final class HourglassNode implements AutoCloseable {
                 protocols.add(Protocol.KAFKA);
             }
             this.dubbo = config.dubbo.enabled
-                    ? DubboRuntime.configure(nodeId, config.dubbo.host, config.dubbo.port, dubboRegistry(config, zk))
+                    ? DubboRuntime.configure(nodeId, dubboHost(config), config.dubbo.port, dubboRegistry(config, zk))
                     : null;
             if (dubbo != null) {
                 var callbacks = new DubboCallbackDispatcher(dubbo);
@@ -213,6 +213,17 @@ public final class HourglassNode implements AutoCloseable {
         }
         return new Database(
                 config.database.url, config.database.user, config.database.password, config.database.poolSize);
+    }
+
+    /**
+     * {@code dubbo.host}, or loopback when unset and the cluster's ZooKeeper is the embedded one
+     * (a one-machine cluster: its registry is on loopback, so is what it registers).
+     */
+    private String dubboHost(NodeConfig config) {
+        if (config.dubbo.host != null && !config.dubbo.host.isBlank()) {
+            return config.dubbo.host;
+        }
+        return embeddedZooKeeper != null ? "127.0.0.1" : null;
     }
 
     /** {@code dubbo.registry}: the cluster's ZooKeeper, none, or a registry URL as given. */
