@@ -2,14 +2,10 @@ package dev.hourglass.sdk.dubbo;
 
 import dev.hourglass.api.JobCallbackService;
 import java.util.Objects;
-import org.apache.dubbo.common.logger.LoggerFactory;
-import org.apache.dubbo.config.ApplicationConfig;
 import org.apache.dubbo.config.ProtocolConfig;
-import org.apache.dubbo.config.RegistryConfig;
 import org.apache.dubbo.config.ServiceConfig;
 import org.apache.dubbo.config.bootstrap.DubboBootstrap;
 import org.apache.dubbo.rpc.model.ApplicationModel;
-import org.apache.dubbo.rpc.model.FrameworkModel;
 
 /**
  * Exports a business's {@link JobCallbackService} over Dubbo in a few lines, for services that do
@@ -95,41 +91,24 @@ public final class CallbackExporter implements AutoCloseable {
         if (bootstrap != null) {
             throw new IllegalStateException("already started");
         }
-        if (host != null && (host.startsWith("127.") || host.equalsIgnoreCase("localhost"))) {
-            // Dubbo refuses a loopback host and registers the first network interface's address
-            // instead; with every interface ignored it falls back to the loopback address
-            System.setProperty("dubbo.network.interface.ignored", ".*");
-        }
-        FrameworkModel framework = new FrameworkModel();
-        LoggerFactory.setLoggerAdapter(framework, "slf4j");
-        DubboBootstrap b = DubboBootstrap.newInstance(framework);
+        QuietDubbo.registerLoopbackFor(host);
+        DubboBootstrap b = QuietDubbo.bootstrap(applicationName, registry);
         ApplicationModel model = b.getApplicationModel();
-        ApplicationConfig application = new ApplicationConfig(model, applicationName);
-        application.setLogger("slf4j");
-        application.setQosEnable(false);
-        application.setMetadataType("local");
-        application.setRegisterMode("interface");
-        application.setEnableFileCache(false);
         ProtocolConfig protocol = new ProtocolConfig(model, "dubbo", port);
         protocol.setThreads(threads);
         if (host != null) {
             protocol.setHost(host);
         }
-        RegistryConfig registryConfig =
-                new RegistryConfig(model, registry == null ? RegistryConfig.NO_AVAILABLE : registry);
-        registryConfig.setUseAsConfigCenter(false);
-        registryConfig.setUseAsMetadataCenter(false);
         ServiceConfig<JobCallbackService> service = new ServiceConfig<>(model.getDefaultModule());
         service.setInterface(JobCallbackService.class);
         service.setRef(callback);
         service.setGroup(group);
         service.setVersion(version);
-        b.application(application).protocol(protocol).registry(registryConfig).service(service);
+        b.protocol(protocol).service(service);
         try {
             b.start();
         } catch (RuntimeException e) {
-            b.destroy();
-            framework.destroy();
+            QuietDubbo.destroy(b);
             throw e;
         }
         bootstrap = b;
@@ -150,11 +129,7 @@ public final class CallbackExporter implements AutoCloseable {
         if (bootstrap != null) {
             DubboBootstrap b = bootstrap;
             bootstrap = null;
-            try {
-                b.stop();
-            } finally {
-                b.getApplicationModel().getFrameworkModel().destroy();
-            }
+            QuietDubbo.destroy(b);
         }
     }
 }

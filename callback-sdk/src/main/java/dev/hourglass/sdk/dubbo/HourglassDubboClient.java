@@ -4,14 +4,10 @@ import dev.hourglass.api.DelayJobService;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.Map;
-import org.apache.dubbo.common.logger.LoggerFactory;
-import org.apache.dubbo.config.ApplicationConfig;
 import org.apache.dubbo.config.ReferenceConfig;
-import org.apache.dubbo.config.RegistryConfig;
 import org.apache.dubbo.config.bootstrap.DubboBootstrap;
 import org.apache.dubbo.rpc.RpcContext;
 import org.apache.dubbo.rpc.model.ApplicationModel;
-import org.apache.dubbo.rpc.model.FrameworkModel;
 
 /**
  * Submits and manages jobs over Dubbo: {@link #service()} is a {@link DelayJobService} that sends
@@ -32,19 +28,8 @@ public final class HourglassDubboClient implements AutoCloseable {
     private final DelayJobService service;
 
     private HourglassDubboClient(String directUrl, String registryUrl, String token, int timeoutMs) {
-        FrameworkModel framework = new FrameworkModel();
-        LoggerFactory.setLoggerAdapter(framework, "slf4j");
-        bootstrap = DubboBootstrap.newInstance(framework);
+        bootstrap = QuietDubbo.bootstrap("hourglass-client", registryUrl);
         ApplicationModel model = bootstrap.getApplicationModel();
-        ApplicationConfig application = new ApplicationConfig(model, "hourglass-client");
-        application.setLogger("slf4j");
-        application.setQosEnable(false);
-        application.setMetadataType("local");
-        application.setEnableFileCache(false);
-        RegistryConfig registry =
-                new RegistryConfig(model, registryUrl == null ? RegistryConfig.NO_AVAILABLE : registryUrl);
-        registry.setUseAsConfigCenter(false);
-        registry.setUseAsMetadataCenter(false);
         ReferenceConfig<DelayJobService> reference = new ReferenceConfig<>(model.getDefaultModule());
         reference.setInterface(DelayJobService.class);
         reference.setUrl(directUrl);
@@ -52,11 +37,7 @@ public final class HourglassDubboClient implements AutoCloseable {
         reference.setRetries(0); // a retried submit without a bizKey could create the job twice
         reference.setCheck(false);
         reference.setParameters(Map.of("migration.step", "FORCE_INTERFACE"));
-        bootstrap
-                .application(application)
-                .registry(registry)
-                .reference(reference)
-                .start();
+        bootstrap.reference(reference).start();
         DelayJobService remote = reference.get();
         service = (DelayJobService) Proxy.newProxyInstance(
                 DelayJobService.class.getClassLoader(),
@@ -90,10 +71,6 @@ public final class HourglassDubboClient implements AutoCloseable {
 
     @Override
     public void close() {
-        try {
-            bootstrap.stop();
-        } finally {
-            bootstrap.getApplicationModel().getFrameworkModel().destroy();
-        }
+        QuietDubbo.destroy(bootstrap);
     }
 }

@@ -1,0 +1,54 @@
+package dev.hourglass.sdk.dubbo;
+
+import org.apache.dubbo.common.logger.LoggerFactory;
+import org.apache.dubbo.config.ApplicationConfig;
+import org.apache.dubbo.config.RegistryConfig;
+import org.apache.dubbo.config.bootstrap.DubboBootstrap;
+import org.apache.dubbo.rpc.model.ApplicationModel;
+import org.apache.dubbo.rpc.model.FrameworkModel;
+
+/**
+ * The SDK's Dubbo instances: isolated from any Dubbo the application runs itself (own framework
+ * model), logging through SLF4J, with no QoS port, no metadata service, interface-level
+ * registration and no registry file cache.
+ */
+final class QuietDubbo {
+    private QuietDubbo() {}
+
+    /** A bootstrap with its application and registry ({@code null}: none) configured, not started. */
+    static DubboBootstrap bootstrap(String applicationName, String registryUrl) {
+        FrameworkModel framework = new FrameworkModel();
+        LoggerFactory.setLoggerAdapter(framework, "slf4j");
+        DubboBootstrap bootstrap = DubboBootstrap.newInstance(framework);
+        ApplicationModel model = bootstrap.getApplicationModel();
+        ApplicationConfig application = new ApplicationConfig(model, applicationName);
+        application.setLogger("slf4j");
+        application.setQosEnable(false);
+        application.setMetadataType("local");
+        application.setRegisterMode("interface");
+        application.setEnableFileCache(false);
+        RegistryConfig registry =
+                new RegistryConfig(model, registryUrl == null ? RegistryConfig.NO_AVAILABLE : registryUrl);
+        registry.setUseAsConfigCenter(false);
+        registry.setUseAsMetadataCenter(false);
+        return bootstrap.application(application).registry(registry);
+    }
+
+    /**
+     * Dubbo refuses a loopback host and registers the first network interface's address instead;
+     * with every interface ignored (JVM-wide) it falls back to the loopback address.
+     */
+    static void registerLoopbackFor(String host) {
+        if (host != null && (host.startsWith("127.") || host.equalsIgnoreCase("localhost"))) {
+            System.setProperty("dubbo.network.interface.ignored", ".*");
+        }
+    }
+
+    static void destroy(DubboBootstrap bootstrap) {
+        try {
+            bootstrap.stop();
+        } finally {
+            bootstrap.getApplicationModel().getFrameworkModel().destroy();
+        }
+    }
+}
