@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,6 +37,8 @@ class DubboCallbackIT {
     final List<CallbackRequest> received = new CopyOnWriteArrayList<>();
     final List<String> receivedByOther = new CopyOnWriteArrayList<>();
     final Map<String, Integer> hanging = new ConcurrentHashMap<>();
+    final AtomicInteger slowNow = new AtomicInteger();
+    final AtomicInteger slowMost = new AtomicInteger();
 
     @BeforeAll
     void start() throws Exception {
@@ -73,6 +76,12 @@ class DubboCallbackIT {
         return switch (mode) {
             case "retry-once" -> first ? CallbackResult.retryAfter(300, "not yet") : CallbackResult.success();
             case "fail" -> CallbackResult.fail("no such order");
+            case "slow" -> {
+                slowMost.accumulateAndGet(slowNow.incrementAndGet(), Math::max);
+                sleep(200);
+                slowNow.decrementAndGet();
+                yield CallbackResult.success();
+            }
             case "throw-once" -> {
                 if (first) {
                     throw new IllegalStateException("database of the shop is down");
@@ -216,6 +225,22 @@ class DubboCallbackIT {
         assertThat(hg.app.get("/api/v1/jobs/" + orphan).json().get("state").asText())
                 .isIn("DELAYED", "RUNNING");
         assertThat(hg.app.delete("/api/v1/jobs/" + orphan).status()).isEqualTo(200);
+    }
+
+    @Test
+    void aSlowReceiverNeverHasMoreThanMaxInFlightCallsAtOnce() {
+        String svc = service(
+                "slow",
+                "{\"protocol\":\"DUBBO\",\"dubboGroup\":\"shop\",\"dubboVersion\":\"1.0\",\"maxInFlight\":3,"
+                        + "\"timeoutMs\":10000}");
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 15; i++) {
+            ids.add(submit(svc, "slow"));
+        }
+        for (String id : ids) {
+            assertThat(finalJob(id).get("state").asText()).isEqualTo("FINISHED");
+        }
+        assertThat(slowMost.get()).as("most calls at once").isBetween(2, 3);
     }
 
     /** Outcomes of ended attempts (one under way has none yet). */
