@@ -35,6 +35,7 @@ import dev.hourglass.node.store.mybatis.MyBatisJobRepository;
 import dev.hourglass.node.store.mybatis.MyBatisServiceRepository;
 import dev.hourglass.node.tenant.Tenants;
 import dev.hourglass.node.tenant.Tokens;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -107,14 +108,17 @@ public final class HourglassNode implements AutoCloseable {
             this.dubbo = config.dubbo.enabled
                     ? DubboRuntime.configure(nodeId, dubboHost(config), config.dubbo.port, dubboRegistry(config, zk))
                     : null;
+            var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             if (dubbo != null) {
                 var callbacks = new DubboCallbackDispatcher(dubbo);
                 dispatch.register(Protocol.DUBBO, callbacks);
                 catalog.onChange(callbacks::retainOnly);
                 protocols.add(Protocol.DUBBO);
+                Gauge.builder("hourglass.dubbo.references", callbacks, DubboCallbackDispatcher::openReferences)
+                        .description("open Dubbo references to business JobCallbackServices")
+                        .register(registry);
             }
             this.shards = new ShardOwnership(List.of()); // the master's assignment fills it
-            var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             new JvmMemoryMetrics().bindTo(registry);
             gcMetrics.bindTo(registry);
             new JvmThreadMetrics().bindTo(registry);

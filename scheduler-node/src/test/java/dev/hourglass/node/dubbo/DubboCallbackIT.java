@@ -214,6 +214,12 @@ class DubboCallbackIT {
                 .contains(first)
                 .doesNotContain(second);
 
+        // deleted: its reference is closed at once (the metric counts the open ones)
+        assertThat(openReferences()).isGreaterThanOrEqualTo(1);
+        int before = openReferences();
+        assertThat(hg.app.delete("/api/v1/services/" + svc).status()).isEqualTo(204);
+        assertThat(openReferences()).isEqualTo(before - 1);
+
         // a group nobody exports: ERROR attempts, retried, the job stays alive
         service(
                 "nobody",
@@ -241,6 +247,14 @@ class DubboCallbackIT {
             assertThat(finalJob(id).get("state").asText()).isEqualTo("FINISHED");
         }
         assertThat(slowMost.get()).as("most calls at once").isBetween(2, 3);
+    }
+
+    private int openReferences() {
+        String metrics = hg.admin.get("/metrics").text();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^hourglass_dubbo_references (\\S+)$")
+                .matcher(metrics);
+        assertThat(m.find()).as("hourglass_dubbo_references in /metrics").isTrue();
+        return (int) Double.parseDouble(m.group(1));
     }
 
     /** Outcomes of ended attempts (one under way has none yet). */
