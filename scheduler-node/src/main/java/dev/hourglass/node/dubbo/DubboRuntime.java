@@ -56,7 +56,7 @@ public final class DubboRuntime implements AutoCloseable {
         }
         int chosenPort = port == 0 ? freePort(host) : port;
         FrameworkModel framework = new FrameworkModel();
-        // Dubbo picks the first logging library it finds (log4j 1 comes with some dependencies);
+        // Dubbo picks the first logging library it finds (log4j 2 may be on the class path);
         // the node logs through SLF4J, so its configuration applies to Dubbo too
         LoggerFactory.setLoggerAdapter(framework, "slf4j");
         DubboBootstrap bootstrap = DubboBootstrap.newInstance(framework);
