@@ -101,11 +101,7 @@ public final class FiringEngine {
 
         this.writer = new OutcomeWriter(store, clock, settings.resultBatch(), this::afterWrite, listener);
         this.claimSlots = new Semaphore(settings.claimThreads());
-        this.capacity = new ServiceCapacity(
-                key -> catalog.findByKey(key)
-                        .map(ServiceDefinition::maxInFlight)
-                        .orElse(1_000),
-                entries -> entries.forEach(index::offer));
+        this.capacity = new ServiceCapacity(this::maxInFlightOf, entries -> entries.forEach(index::offer));
         this.loader = new WindowLoader(store, index, shards, clock, settings, capacity::parked);
         shards.onChange(owned -> {
             index.removeShards(s -> !owned.contains(s));
@@ -258,19 +254,26 @@ public final class FiringEngine {
                     continue;
                 }
                 claimSlots.acquire();
-                List<IndexEntry> due = index.pollDue(clock.millis() + settings.claimLeadMs(), settings.claimBatch());
-                List<IndexEntry> ready = capacity.admit(due);
-                if (ready.isEmpty()) {
-                    claimSlots.release();
-                    continue;
-                }
-                claimers.execute(() -> {
-                    try {
-                        claimAndFire(ready);
-                    } finally {
-                        claimSlots.release();
+                boolean handedOver = false;
+                try {
+                    List<IndexEntry> due =
+                            index.pollDue(clock.millis() + settings.claimLeadMs(), settings.claimBatch());
+                    List<IndexEntry> ready = capacity.admit(due);
+                    if (!ready.isEmpty()) {
+                        claimers.execute(() -> {
+                            try {
+                                claimAndFire(ready);
+                            } finally {
+                                claimSlots.release();
+                            }
+                        });
+                        handedOver = true;
                     }
-                });
+                } finally {
+                    if (!handedOver) {
+                        claimSlots.release(); // a slot kept by a failed round would stop firing for good
+                    }
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
@@ -348,17 +351,45 @@ public final class FiringEngine {
         sendThroughGate(job);
     }
 
+    /**
+     * Never throws: a claimed attempt that cannot be sent (its service could not be read) ends as
+     * an ERROR at once and is retried, instead of holding its claim slot and its in-flight mark —
+     * which would keep the timeout sweep away from it — for ever.
+     */
     private void sendThroughGate(Job job) {
-        Optional<ServiceDefinition> service = catalog.find(job.app(), job.service());
+        Optional<ServiceDefinition> service;
+        try {
+            service = catalog.find(job.app(), job.service());
+        } catch (RuntimeException e) {
+            LOG.warn("job {} attempt {}: its service could not be read: {}", job.id(), job.attempts(), e.toString());
+            ended(job, Optional.empty(), DeliveryResult.error("service lookup failed: " + e));
+            return;
+        }
         int maxInFlight = service.map(ServiceDefinition::maxInFlight).orElse(1_000);
         gates.submit(job.serviceKey(), maxInFlight, () -> send(job, service));
     }
 
+    /**
+     * The service's limit as the claim bound reads it; when the service cannot be read the default
+     * stands in (a bound for batching, not the receiver's limit: the gate applies that one).
+     */
+    private int maxInFlightOf(String serviceKey) {
+        try {
+            return catalog.findByKey(serviceKey)
+                    .map(ServiceDefinition::maxInFlight)
+                    .orElse(1_000);
+        } catch (RuntimeException e) {
+            LOG.warn("service {} could not be read for its claim bound: {}", serviceKey, e.toString());
+            return 1_000;
+        }
+    }
+
+    /** Runs at the gate; never throws (the gate's slot is released when the attempt ends). */
     private void send(Job job, Optional<ServiceDefinition> service) {
-        long firedAt = clock.millis();
-        listener.fired(job, firedAt);
         CompletionStage<DeliveryResult> stage;
         try {
+            long firedAt = clock.millis();
+            listener.fired(job, firedAt);
             stage = service.isPresent()
                     ? dispatcher.deliver(new Delivery(job, service.get(), firedAt))
                     : CompletableFuture.completedFuture(
@@ -368,20 +399,24 @@ public final class FiringEngine {
         }
         stage.whenComplete((result, error) -> {
             gates.release(job.serviceKey());
-            capacity.release(job.serviceKey());
-            inFlight.remove(job.id(), job.attempts());
-            DeliveryResult r = error != null ? DeliveryResult.error(error.toString()) : result;
-            if (r.outcome() == AttemptOutcome.SUCCESS
-                    && service.isPresent()
-                    && service.get().ackMode() == AckMode.CONSUMER) {
-                return; // delivered; stays RUNNING until the consumer reports, or its timeout
-            }
-            long now = clock.millis();
-            Backoff backoff = service.map(ServiceDefinition::backoff).orElse(Backoff.DEFAULT);
-            NextStep next = RetryPolicy.next(job.budget(), r.outcome(), r.retryAfterMs(), backoff, now);
-            writer.submit(new AttemptResult(
-                    job.id(), job.attempts(), r.outcome(), r.message(), now, next, job.shard(), job.serviceKey()));
+            ended(job, service, error != null ? DeliveryResult.error(error.toString()) : result);
         });
+    }
+
+    /** An attempt ended: frees its claim slot and in-flight mark, then queues its result. */
+    private void ended(Job job, Optional<ServiceDefinition> service, DeliveryResult r) {
+        capacity.release(job.serviceKey());
+        inFlight.remove(job.id(), job.attempts());
+        if (r.outcome() == AttemptOutcome.SUCCESS
+                && service.isPresent()
+                && service.get().ackMode() == AckMode.CONSUMER) {
+            return; // delivered; stays RUNNING until the consumer reports, or its timeout
+        }
+        long now = clock.millis();
+        Backoff backoff = service.map(ServiceDefinition::backoff).orElse(Backoff.DEFAULT);
+        NextStep next = RetryPolicy.next(job.budget(), r.outcome(), r.retryAfterMs(), backoff, now);
+        writer.submit(new AttemptResult(
+                job.id(), job.attempts(), r.outcome(), r.message(), now, next, job.shard(), job.serviceKey()));
     }
 
     private void afterWrite(List<AttemptResult> written) {

@@ -1,0 +1,231 @@
+package dev.hourglass.node.firing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.hourglass.api.JobState;
+import dev.hourglass.node.catalog.AckMode;
+import dev.hourglass.node.catalog.Protocol;
+import dev.hourglass.node.catalog.ServiceCatalog;
+import dev.hourglass.node.catalog.ServiceDefinition;
+import dev.hourglass.node.catalog.ServiceRepository;
+import dev.hourglass.node.dispatch.DeliveryResult;
+import dev.hourglass.node.job.AttemptOutcome;
+import dev.hourglass.node.job.Backoff;
+import dev.hourglass.node.job.Job;
+import dev.hourglass.node.shard.ShardOwnership;
+import dev.hourglass.node.timeindex.IndexEntry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The engine while its service cannot be read (the database down on a catalog cache miss): the
+ * claim bound falls back to its default, a claimed attempt that cannot be sent ends as an ERROR and
+ * is retried, and nothing is left holding a claim slot or an in-flight mark (either would stop
+ * firing or hide the job from the timeout sweep for good).
+ */
+class FiringEngineFaultsTest {
+    static final ServiceDefinition SERVICE = new ServiceDefinition(
+            "app",
+            "svc",
+            Protocol.HTTP,
+            null,
+            "http://127.0.0.1/cb",
+            null,
+            null,
+            5,
+            5_000,
+            new Backoff(50, 1.0, 50),
+            AckMode.AUTO,
+            10,
+            "s".repeat(32),
+            null,
+            0,
+            0);
+
+    /** A store of whole jobs: claims flip DELAYED to RUNNING, results are kept. */
+    static final class JobStore implements AttemptStore {
+        final Map<Long, Job> jobs = new ConcurrentHashMap<>();
+        final List<AttemptResult> results = new CopyOnWriteArrayList<>();
+
+        void add(long id, long fireAt) {
+            jobs.put(
+                    id,
+                    new Job(
+                            id,
+                            "app",
+                            "svc",
+                            null,
+                            0,
+                            JobState.DELAYED,
+                            fireAt,
+                            fireAt,
+                            null,
+                            0,
+                            0,
+                            5,
+                            5_000,
+                            null,
+                            "{}",
+                            Map.of(),
+                            null,
+                            null,
+                            0,
+                            fireAt,
+                            fireAt));
+        }
+
+        @Override
+        public synchronized Claim claim(Collection<Long> ids, String node, long now, long horizon) {
+            List<Job> claimed = new ArrayList<>();
+            for (long id : ids) {
+                Job j = jobs.get(id);
+                if (j != null && j.state() == JobState.DELAYED && j.dueAt() <= horizon) {
+                    Job running = new Job(
+                            j.id(),
+                            j.app(),
+                            j.service(),
+                            null,
+                            0,
+                            JobState.RUNNING,
+                            j.fireAt(),
+                            Math.max(j.fireAt(), now) + j.timeoutMs(),
+                            null,
+                            j.attempts() + 1,
+                            0,
+                            5,
+                            j.timeoutMs(),
+                            null,
+                            j.payload(),
+                            Map.of(),
+                            null,
+                            node,
+                            j.version() + 1,
+                            j.createdAt(),
+                            now);
+                    jobs.put(id, running);
+                    claimed.add(running);
+                }
+            }
+            return new Claim(claimed, List.of());
+        }
+
+        @Override
+        public synchronized void record(List<AttemptResult> written, long now) {
+            for (AttemptResult r : written) {
+                results.add(r);
+                Job j = jobs.get(r.jobId());
+                boolean retry = !r.next().isFinal();
+                jobs.put(
+                        r.jobId(),
+                        new Job(
+                                j.id(),
+                                j.app(),
+                                j.service(),
+                                null,
+                                0,
+                                retry ? JobState.DELAYED : JobState.FINISHED,
+                                retry ? r.next().retryAt() : j.fireAt(),
+                                retry ? r.next().retryAt() : j.dueAt(),
+                                null,
+                                j.attempts(),
+                                0,
+                                5,
+                                j.timeoutMs(),
+                                null,
+                                j.payload(),
+                                Map.of(),
+                                r.message(),
+                                null,
+                                j.version() + 1,
+                                j.createdAt(),
+                                now));
+            }
+        }
+
+        @Override
+        public List<IndexEntry> loadDue(Collection<Integer> shards, long from, long to, int limit) {
+            return jobs.values().stream()
+                    .filter(j -> j.state() == JobState.DELAYED && j.dueAt() >= from && j.dueAt() < to)
+                    .map(j -> new IndexEntry(j.id(), j.dueAt(), j.serviceKey(), j.shard()))
+                    .limit(limit)
+                    .toList();
+        }
+
+        @Override
+        public List<Job> findTimedOut(Collection<Integer> shards, long now, int limit) {
+            return List.of();
+        }
+    }
+
+    @Test
+    void anAttemptWhoseServiceCannotBeReadEndsAsAnErrorAndIsRetried() {
+        // the first read is the claim bound's (firing thread), the second the send's (claim thread)
+        AtomicInteger failuresLeft = new AtomicInteger(2);
+        ServiceRepository services = new ServiceRepository() {
+            @Override
+            public ServiceDefinition put(ServiceDefinition service) {
+                return service;
+            }
+
+            @Override
+            public Optional<ServiceDefinition> find(String app, String name) {
+                if (failuresLeft.getAndDecrement() > 0) {
+                    throw new IllegalStateException("database down");
+                }
+                return Optional.of(SERVICE);
+            }
+
+            @Override
+            public List<ServiceDefinition> list(String app) {
+                return List.of(); // the periodic refresh finds nothing: lookups miss the cache
+            }
+
+            @Override
+            public boolean deleteIfIdle(String app, String name) {
+                return false;
+            }
+        };
+        List<Long> delivered = new CopyOnWriteArrayList<>();
+        JobStore store = new JobStore();
+        long now = System.currentTimeMillis();
+        store.add(1, now + 200);
+        FiringEngine engine = new FiringEngine(
+                store,
+                new ServiceCatalog(services),
+                delivery -> {
+                    delivered.add(delivery.job().id());
+                    return CompletableFuture.completedFuture(DeliveryResult.success(null));
+                },
+                new ShardOwnership(List.of(0)),
+                Clock.systemUTC(),
+                new EngineSettings(60_000, 50, 100, 100, 1_000, 10, 1, 10, 0), // one claim thread
+                "n1",
+                FiringListener.NONE);
+        engine.start();
+        try {
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> store.jobs.values().stream().allMatch(j -> j.state() == JobState.FINISHED));
+            assertThat(failuresLeft.get()).as("both reads failed once").isNegative();
+            assertThat(delivered).containsExactly(1L);
+            assertThat(store.results)
+                    .extracting(AttemptResult::outcome)
+                    .containsExactly(AttemptOutcome.ERROR, AttemptOutcome.SUCCESS);
+            assertThat(store.results.get(0).message()).contains("database down");
+            assertThat(store.results.get(1).attempt()).isEqualTo(2);
+            assertThat(engine.inFlight()).as("nothing left marked in flight").isZero();
+        } finally {
+            engine.stop(1_000);
+        }
+    }
+}
