@@ -10,13 +10,19 @@ import org.apache.dubbo.rpc.model.FrameworkModel;
 /**
  * The SDK's Dubbo instances: isolated from any Dubbo the application runs itself (own framework
  * model), logging through SLF4J, with no QoS port, no metadata service, interface-level
- * registration and no registry file cache.
+ * registration and no registry file cache. Dubbo reads a few settings from JVM-wide system
+ * properties only; those set here are set only when the application has not set them.
  */
 final class QuietDubbo {
     private QuietDubbo() {}
 
     /** A bootstrap with its application and registry ({@code null}: none) configured, not started. */
     static DubboBootstrap bootstrap(String applicationName, String registryUrl) {
+        // Dubbo walks its JSON bindings with a ServiceLoader until it meets the preferred one; on JDK
+        // 21+ the walk dies at the fastjson 1 binding (rarely present) unless fastjson2 is preferred
+        if (System.getProperty("dubbo.json-framework.prefer") == null) {
+            System.setProperty("dubbo.json-framework.prefer", "fastjson2");
+        }
         FrameworkModel framework = new FrameworkModel();
         LoggerFactory.setLoggerAdapter(framework, "slf4j");
         DubboBootstrap bootstrap = DubboBootstrap.newInstance(framework);

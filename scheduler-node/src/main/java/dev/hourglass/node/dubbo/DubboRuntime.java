@@ -32,6 +32,8 @@ public final class DubboRuntime implements AutoCloseable {
      */
     static final String IGNORED_INTERFACES = "dubbo.network.interface.ignored";
 
+    static final String JSON_FRAMEWORK = "dubbo.json-framework.prefer";
+
     private final DubboBootstrap bootstrap;
     private final int port;
     private final String registryUrl;
@@ -53,6 +55,11 @@ public final class DubboRuntime implements AutoCloseable {
     public static DubboRuntime configure(String nodeId, String host, int port, String registryUrl) {
         if (host != null && isLoopback(host)) {
             System.setProperty(IGNORED_INTERFACES, ".*");
+        }
+        // Dubbo walks its JSON bindings with a ServiceLoader until it meets the preferred one; on JDK
+        // 21+ the walk dies at the fastjson 1 binding (absent here) unless fastjson2 is preferred
+        if (System.getProperty(JSON_FRAMEWORK) == null) {
+            System.setProperty(JSON_FRAMEWORK, "fastjson2");
         }
         int chosenPort = port == 0 ? freePort(host) : port;
         FrameworkModel framework = new FrameworkModel();
