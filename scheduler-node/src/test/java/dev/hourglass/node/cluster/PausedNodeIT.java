@@ -49,8 +49,11 @@ class PausedNodeIT {
 
     @AfterEach
     void stop() throws Exception {
-        b.resume();
-        ProcessCluster.stop(java.util.List.of(a, b), receiver, zookeeper);
+        try {
+            b.resume(); // a frozen process would not stop
+        } finally {
+            ProcessCluster.stop(java.util.List.of(a, b), receiver, zookeeper);
+        }
     }
 
     @Test

@@ -128,6 +128,9 @@ public final class NodeProcess implements AutoCloseable {
     }
 
     private void signal(String signal) throws IOException, InterruptedException {
+        if (!process.isAlive()) {
+            return; // nothing to freeze or thaw (a node that failed to start, or was killed)
+        }
         Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).start();
         if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
             throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed");

@@ -9,11 +9,16 @@ public final class ProcessCluster {
 
     public static void stop(List<NodeProcess> nodes, CallbackReceiver receiver, TestingServer zookeeper)
             throws Exception {
-        for (NodeProcess n : nodes) {
-            n.close();
+        try {
+            for (NodeProcess n : nodes) {
+                if (n != null) {
+                    n.close(); // SIGTERM, then SIGKILL after 30 s: never leaves a process behind
+                }
+            }
+        } finally {
+            receiver.close();
+            zookeeper.close();
+            ZooKeeperLeftovers.delete();
         }
-        receiver.close();
-        zookeeper.close();
-        ZooKeeperLeftovers.delete();
     }
 }
