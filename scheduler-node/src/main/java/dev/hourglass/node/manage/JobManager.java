@@ -86,8 +86,15 @@ public final class JobManager {
     /** One answer of a batch submit: the job (new or, for a known bizKey, existing) or its error. */
     public record BatchOutcome(Job job, HourglassException error) {}
 
-    /** Submits up to {@link Limits#maxBatch()} jobs; a bad one gets its error and the others go in. */
-    public List<BatchOutcome> submitBatch(String app, List<JobSubmission> submissions) {
+    /**
+     * Submits up to {@link Limits#maxBatch()} jobs; a bad one gets its error and the others go in.
+     * Answers one outcome per item, in order.
+     *
+     * @param inputErrors per item, the error an adapter found reading it (its submission is then
+     *     ignored), or null; the list itself may be null when there were none
+     */
+    public List<BatchOutcome> submitBatch(
+            String app, List<JobSubmission> submissions, List<HourglassException> inputErrors) {
         if (submissions == null || submissions.isEmpty()) {
             throw HourglassException.invalid("jobs", "jobs must be a non-empty list");
         }
@@ -99,6 +106,11 @@ public final class JobManager {
         List<Job> valid = new ArrayList<>();
         List<Integer> positions = new ArrayList<>();
         for (int i = 0; i < submissions.size(); i++) {
+            HourglassException inputError = inputErrors == null ? null : inputErrors.get(i);
+            if (inputError != null) {
+                results[i] = new BatchOutcome(null, inputError);
+                continue;
+            }
             try {
                 valid.add(newJob(app, submissions.get(i), now));
                 positions.add(i);

@@ -230,6 +230,15 @@ class DubboSubmitIT {
         assertThat(error(() -> as(hg.appToken, null, () -> plain.reschedule("1", null)))
                         .code())
                 .isEqualTo(ErrorCode.INVALID_ARGUMENT);
+        HourglassException emptyBatch = error(() -> as(hg.appToken, null, () -> plain.submitBatch(List.of())));
+        assertThat(emptyBatch.field()).isEqualTo("jobs");
+        List<JobSubmission> tooMany = new ArrayList<>();
+        for (int i = 0; i < 1_001; i++) {
+            tooMany.add(job(60_000));
+        }
+        HourglassException oversized = error(() -> as(hg.appToken, null, () -> plain.submitBatch(tooMany)));
+        assertThat(oversized.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+        assertThat(oversized.field()).isEqualTo("jobs");
         assertThat(storedJobs()).as("nothing written").isEqualTo(before);
     }
 

@@ -60,41 +60,30 @@ public final class DubboJobService implements DelayJobService {
     public List<BatchItemResult> submitBatch(List<JobSubmission> submissions) {
         return call("submitBatch", () -> {
             String app = actingApp(caller());
-            if (submissions == null || submissions.isEmpty()) {
+            if (submissions == null) {
                 throw HourglassException.invalid("jobs", "jobs must be a non-empty list");
             }
-            if (submissions.size() > jobs.limits().maxBatch()) {
-                throw HourglassException.invalid(
-                        "jobs", "at most " + jobs.limits().maxBatch() + " jobs per batch");
-            }
             // a payload that is not JSON fails its own item, as a bad item of an HTTP batch does
+            List<JobSubmission> checked = new ArrayList<>(submissions.size());
             List<HourglassException> inputErrors = new ArrayList<>(submissions.size());
-            List<JobSubmission> valid = new ArrayList<>(submissions.size());
             for (JobSubmission s : submissions) {
                 try {
-                    valid.add(s == null ? null : withJsonPayload(s));
+                    checked.add(s == null ? null : withJsonPayload(s));
                     inputErrors.add(null);
                 } catch (HourglassException e) {
+                    checked.add(null);
                     inputErrors.add(e);
                 }
             }
-            List<JobManager.BatchOutcome> stored = valid.isEmpty() ? List.of() : jobs.submitBatch(app, valid);
             List<BatchItemResult> results = new ArrayList<>(submissions.size());
-            int k = 0;
-            for (HourglassException inputError : inputErrors) {
-                HourglassException error = inputError;
-                if (error == null) {
-                    JobManager.BatchOutcome outcome = stored.get(k++);
-                    if (outcome.job() != null) {
-                        results.add(new BatchItemResult().setJob(JobViews.of(outcome.job())));
-                        continue;
-                    }
-                    error = outcome.error();
-                }
-                results.add(new BatchItemResult()
-                        .setErrorCode(error.code())
-                        .setErrorMessage(error.getMessage())
-                        .setErrorField(error.field()));
+            for (JobManager.BatchOutcome outcome : jobs.submitBatch(app, checked, inputErrors)) {
+                results.add(
+                        outcome.job() != null
+                                ? new BatchItemResult().setJob(JobViews.of(outcome.job()))
+                                : new BatchItemResult()
+                                        .setErrorCode(outcome.error().code())
+                                        .setErrorMessage(outcome.error().getMessage())
+                                        .setErrorField(outcome.error().field()));
             }
             return results;
         });

@@ -104,28 +104,16 @@ final class JobRoutes {
                 parseErrors.add(e);
             }
         }
-        if (submissions.isEmpty()) {
-            throw HourglassException.invalid("jobs", "jobs must not be empty");
-        }
-        if (submissions.size() > jobs.limits().maxBatch()) {
-            throw HourglassException.invalid("jobs", "at most " + jobs.limits().maxBatch() + " jobs per batch");
-        }
-        List<JobSubmission> parsed = submissions.stream().filter(s -> s != null).toList();
-        List<JobManager.BatchOutcome> stored = parsed.isEmpty() ? List.of() : jobs.submitBatch(app, parsed);
         ObjectNode out = Json.object();
         ArrayNode results = out.putArray("results");
-        int k = 0;
-        for (HourglassException parseError : parseErrors) {
-            HourglassException error = parseError;
-            if (error == null) {
-                JobManager.BatchOutcome r = stored.get(k++);
-                if (r.job() != null) {
-                    results.add(Json.object().set("job", Json.job(r.job())));
-                    continue;
-                }
-                error = r.error();
-            }
-            results.add(Json.error(error.code().name(), error.getMessage(), error.field()));
+        for (JobManager.BatchOutcome r : jobs.submitBatch(app, submissions, parseErrors)) {
+            results.add(
+                    r.job() != null
+                            ? Json.object().set("job", Json.job(r.job()))
+                            : Json.error(
+                                    r.error().code().name(),
+                                    r.error().getMessage(),
+                                    r.error().field()));
         }
         Respond.ok(ctx, out);
     }
