@@ -19,12 +19,14 @@ import dev.hourglass.node.dispatch.http.CallbackAllowList;
 import dev.hourglass.node.dispatch.http.HttpCallbackDispatcher;
 import dev.hourglass.node.dispatch.kafka.KafkaDispatcher;
 import dev.hourglass.node.dubbo.DubboRuntime;
+import dev.hourglass.node.firing.ClusterContext;
 import dev.hourglass.node.firing.EngineSettings;
 import dev.hourglass.node.firing.FiringEngine;
 import dev.hourglass.node.job.JobIdGenerator;
 import dev.hourglass.node.manage.JobManager;
 import dev.hourglass.node.manage.Limits;
 import dev.hourglass.node.metrics.FiringMetrics;
+import dev.hourglass.node.shard.LimitShares;
 import dev.hourglass.node.shard.ShardOwnership;
 import dev.hourglass.node.shard.ShardPlacement;
 import dev.hourglass.node.store.mybatis.Database;
@@ -33,8 +35,10 @@ import dev.hourglass.node.store.mybatis.MyBatisAttemptStore;
 import dev.hourglass.node.store.mybatis.MyBatisJobMutations;
 import dev.hourglass.node.store.mybatis.MyBatisJobRepository;
 import dev.hourglass.node.store.mybatis.MyBatisServiceRepository;
+import dev.hourglass.node.store.mybatis.SqlFailures;
 import dev.hourglass.node.tenant.Tenants;
 import dev.hourglass.node.tenant.Tokens;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -91,7 +95,8 @@ public final class HourglassNode implements AutoCloseable {
         this.database = openDatabase(config);
         try {
             var sessions = database.sessions();
-            var jobRepository = new MyBatisJobRepository(sessions);
+            var sqlFailures = new SqlFailures();
+            var jobRepository = new MyBatisJobRepository(sessions, sqlFailures);
             var serviceRepository = new MyBatisServiceRepository(sessions);
             var catalog = new ServiceCatalog(serviceRepository);
             var allowList = new CallbackAllowList(config.callbackAllow);
@@ -126,10 +131,10 @@ public final class HourglassNode implements AutoCloseable {
             var metrics = new FiringMetrics(registry);
             var e = config.engine;
             this.engine = new FiringEngine(
-                    new MyBatisAttemptStore(sessions, nodeId),
-                    catalog,
-                    dispatch,
+                    new FiringEngine.Ports(
+                            new MyBatisAttemptStore(sessions, nodeId, sqlFailures), catalog, dispatch, metrics),
                     this.shards,
+                    new ClusterContext(nodeId, this::liveNodes, this::limitShare),
                     clock,
                     new EngineSettings(
                             e.loadWindowMs,
@@ -140,10 +145,12 @@ public final class HourglassNode implements AutoCloseable {
                             e.claimBatch,
                             e.claimThreads,
                             e.resultBatch,
-                            e.claimLeadMs),
-                    nodeId,
-                    metrics);
+                            e.claimLeadMs));
+            FunctionCounter.builder("hourglass.db.deadlocks", sqlFailures, SqlFailures::deadlocks)
+                    .description("database deadlocks (each one rolled back and retried at once)")
+                    .register(registry);
             var l = config.limits;
+            var jobIds = new JobIdGenerator(clock, Math.floorMod(nodeId.hashCode(), 1024)); // until leased
             var jobs = new JobManager(
                     jobRepository,
                     new MyBatisJobMutations(sessions, nodeId),
@@ -151,7 +158,7 @@ public final class HourglassNode implements AutoCloseable {
                     engine,
                     new ShardPlacement(config.cluster.shards),
                     this.shards,
-                    new JobIdGenerator(clock, Math.floorMod(nodeId.hashCode(), 1024)),
+                    jobIds,
                     new Limits(l.maxPayloadBytes, l.maxFireAheadMs, l.maxBatch, l.maxAttributes),
                     clock);
             var services =
@@ -173,7 +180,9 @@ public final class HourglassNode implements AutoCloseable {
                             startedAt,
                             engine.inMemory(),
                             engine.inFlight(),
-                            engine.watermark() == Long.MIN_VALUE ? null : engine.watermark()));
+                            engine.watermark() == Long.MIN_VALUE ? null : engine.watermark()),
+                    new CuratorCoordinator.Listeners(engine::nodeLeft, jobIds::useWorker));
+            coordinator.connect(); // leases the worker id of job ids before any submit is taken
             this.http = new HttpApi(
                             config.http.host,
                             config.http.port,
@@ -190,7 +199,7 @@ public final class HourglassNode implements AutoCloseable {
             if (dubbo != null) {
                 dubbo.start(Map.of(DelayJobService.class, new DubboJobService(jobs, tenants)));
             }
-            coordinator.start();
+            coordinator.join();
             ready = true;
         } catch (Exception ex) {
             stopWhatStarted();
@@ -280,6 +289,26 @@ public final class HourglassNode implements AutoCloseable {
         if (embeddedZooKeeper != null) {
             embeddedZooKeeper.close();
         }
+    }
+
+    /** The cluster's live nodes as this node sees them (itself included once it has joined). */
+    private Set<String> liveNodes() {
+        Set<String> live = new java.util.HashSet<>();
+        if (coordinator != null) {
+            coordinator.members().forEach(m -> live.add(m.id()));
+        }
+        live.add(nodeId);
+        return live;
+    }
+
+    /** This node's share of a cluster-wide limit, by the shards it owns in the current assignment. */
+    private int limitShare(int limit) {
+        Map<String, Integer> owned = new java.util.HashMap<>();
+        if (coordinator != null) {
+            coordinator.assignment().shardsByNode().forEach((node, list) -> owned.put(node, list.size()));
+        }
+        owned.put(nodeId, shards.current().size()); // our own view is the freshest for us
+        return LimitShares.shareOf(limit, owned, nodeId);
     }
 
     /** Before the HTTP server has a port (during start) there is no address yet. */

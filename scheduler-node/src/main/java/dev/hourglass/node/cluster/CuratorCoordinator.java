@@ -11,6 +11,8 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -41,10 +43,15 @@ import org.slf4j.LoggerFactory;
  * master cannot overwrite a newer epoch. Every node watches the assignment and applies its own
  * shards to {@link ShardOwnership}.
  *
- * <p>On SUSPENDED or LOST the node gives up every shard at once (claims nothing) and takes its
- * shards back only after RECONNECTED, from the assignment as it reads it then. Safety never rests
- * on this timing: claims are conditional updates in the database, so a node that has not yet
- * noticed a lost session still cannot fire a job another node fired.
+ * <p>A connection loss (SUSPENDED) is not a session loss: a ZooKeeper leader election or a rolling
+ * restart of the ensemble suspends every client for a second or two, and giving up every shard
+ * then would stop firing cluster-wide. So the node keeps firing its last-known shards while
+ * SUSPENDED — the database is the fence: claims are conditional updates, and the sender checks an
+ * attempt is still this node's before it leaves — and gives them up only when the suspension has
+ * lasted a third of the session timeout. The client notices a silent connection after two thirds of
+ * the session timeout at the latest, so the node stops no later than the session timeout after its
+ * last contact: before the server can expire its session and the master can hand its shards to
+ * another node. On LOST it gives up every shard at once. On RECONNECTED it reads its shards again.
  *
  * <p>Thread-safety: Curator callbacks and master work run on one single-threaded executor.
  */
@@ -62,6 +69,10 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
     private final java.util.concurrent.ScheduledExecutorService heartbeat =
             Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "hourglass-cluster-heartbeat"));
     private final LeaderLatch latch;
+    private final int sessionTimeoutMs;
+    private final Listeners listeners;
+    private WorkerIdLease workerIds;
+    private volatile java.util.concurrent.ScheduledFuture<?> giveUpAfterSuspension;
     private CuratorCache cache;
     private PersistentNode member;
     private volatile Assignment assignment = Assignment.NONE;
@@ -74,12 +85,15 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
             String nodeId,
             int shardCount,
             ShardOwnership ownership,
-            Supplier<Member> self) {
+            Supplier<Member> self,
+            Listeners listeners) {
         this.root = root.endsWith("/") ? root.substring(0, root.length() - 1) : root;
         this.nodeId = nodeId;
         this.shardCount = shardCount;
         this.ownership = ownership;
         this.self = self;
+        this.sessionTimeoutMs = sessionTimeoutMs;
+        this.listeners = listeners;
         this.client = CuratorFrameworkFactory.builder()
                 .connectString(connectString)
                 .sessionTimeoutMs(sessionTimeoutMs)
@@ -95,14 +109,43 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
         return t;
     }
 
-    /** Joins the cluster; returns once this node is registered (its shards follow asynchronously). */
+    /**
+     * What the node hears from the cluster, on the coordinator's thread.
+     *
+     * @param nodeLeft another node left the cluster (its session ended)
+     * @param workerIdChanged the worker id this node leases for job ids, at start and whenever a
+     *     session loss made it take a new lease
+     */
+    public record Listeners(Consumer<String> nodeLeft, IntConsumer workerIdChanged) {
+        public static final Listeners NONE = new Listeners(n -> {}, w -> {});
+    }
+
+    /** {@link #connect()} then {@link #join()}. */
     public void start() throws Exception {
+        connect();
+        join();
+    }
+
+    /**
+     * Connects to ZooKeeper and leases this node's worker id for job ids (reported to
+     * {@code workerIdChanged} before this returns), so ids are unique before the node takes any
+     * submit. Returns the worker id.
+     */
+    public int connect() throws Exception {
         client.getConnectionStateListenable().addListener((c, state) -> onConnectionState(state), events);
         client.start();
         if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
             throw new IllegalStateException("ZooKeeper is not reachable");
         }
         connected = true;
+        workerIds = new WorkerIdLease(client, root + "/workers", nodeId);
+        int worker = workerIds.ensureHeld();
+        listeners.workerIdChanged().accept(worker);
+        return worker;
+    }
+
+    /** Joins the cluster; returns once this node is registered (its shards follow asynchronously). */
+    public void join() throws Exception {
         client.createContainers(root + "/nodes");
         register();
         cache = CuratorCache.build(client, root);
@@ -115,6 +158,12 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
                                         applyAssignment();
                                     } else if (path.startsWith(root + "/nodes/")
                                             && type != CuratorCacheListener.Type.NODE_CHANGED) {
+                                        if (type == CuratorCacheListener.Type.NODE_DELETED) {
+                                            String left = path.substring(path.lastIndexOf('/') + 1);
+                                            if (!left.equals(nodeId)) {
+                                                listeners.nodeLeft().accept(left);
+                                            }
+                                        }
                                         rebalanceIfMaster();
                                     }
                                 })
@@ -166,20 +215,62 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
 
     private void onConnectionState(ConnectionState state) {
         switch (state) {
-            case SUSPENDED, LOST -> {
+            case SUSPENDED -> {
                 connected = false;
-                if (!ownership.current().isEmpty()) {
-                    LOG.warn("ZooKeeper connection {}: claiming nothing until reconnected", state);
-                }
-                ownership.replace(List.of());
+                long graceMs = sessionTimeoutMs / 3;
+                LOG.warn("ZooKeeper connection suspended: firing the last-known shards for {} ms more", graceMs);
+                giveUpAfterSuspension = heartbeat.schedule(
+                        () -> events.execute(() -> giveUpShards("suspended for " + graceMs + " ms")),
+                        graceMs,
+                        TimeUnit.MILLISECONDS);
+            }
+            case LOST -> {
+                connected = false;
+                cancelGiveUp();
+                giveUpShards("session lost");
             }
             case RECONNECTED -> {
+                cancelGiveUp();
                 connected = true; // the PersistentNode re-registers us by itself
+                renewWorkerId();
                 applyAssignment();
                 rebalanceIfMaster();
             }
             default -> {}
         }
+    }
+
+    /** After a reconnect: the worker id's ephemeral lease is gone if the session was. */
+    private void renewWorkerId() {
+        if (workerIds == null) {
+            return;
+        }
+        int before = workerIds.held();
+        try {
+            int now = workerIds.ensureHeld();
+            if (now != before) {
+                listeners.workerIdChanged().accept(now);
+            }
+        } catch (Exception e) {
+            LOG.warn("renewing the worker id lease failed (job ids stay unique by the primary key): {}", e.toString());
+        }
+    }
+
+    private void cancelGiveUp() {
+        var pending = giveUpAfterSuspension;
+        if (pending != null) {
+            pending.cancel(false);
+        }
+    }
+
+    private void giveUpShards(String why) {
+        if (connected) {
+            return; // reconnected meanwhile
+        }
+        if (!ownership.current().isEmpty()) {
+            LOG.warn("ZooKeeper {}: giving up every shard until reconnected", why);
+        }
+        ownership.replace(List.of());
     }
 
     /**

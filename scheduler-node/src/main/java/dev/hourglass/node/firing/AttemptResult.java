@@ -6,13 +6,29 @@ import dev.hourglass.node.job.NextStep;
 /**
  * The end of one attempt and what follows it, ready to be written. {@code shard} and
  * {@code serviceKey} let a retry go back into memory without reading the job again.
+ *
+ * @param firedAt when the attempt was really sent (written to its execution-log row), or null when
+ *     this node does not know (a timeout found by the sweep, a result reported by the consumer)
+ * @param next what follows; null for a {@linkplain #sentOnly sent mark}: a CONSUMER-mode attempt
+ *     was delivered and waits for its consumer, only its send time is written
  */
 public record AttemptResult(
         long jobId,
         int attempt,
         AttemptOutcome outcome,
         String message,
+        Long firedAt,
         long finishedAt,
         NextStep next,
         int shard,
-        String serviceKey) {}
+        String serviceKey) {
+
+    static AttemptResult sentOnly(long jobId, int attempt, long firedAt, int shard, String serviceKey) {
+        return new AttemptResult(jobId, attempt, null, null, firedAt, firedAt, null, shard, serviceKey);
+    }
+
+    /** True for a sent mark: the attempt goes on, nothing about the job changes. */
+    public boolean isSentOnly() {
+        return next == null;
+    }
+}

@@ -2,41 +2,51 @@ package dev.hourglass.node.firing;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
- * Holds each service to its {@code maxInFlight} concurrent deliveries. A claimed job whose service
- * is at its limit waits here, in memory, for a delivery of that service to end; the claim limit
- * (twice {@code maxInFlight} per service, see {@link FiringEngine}) bounds how many wait, so a
- * wait is short compared to the jobs' timeouts. Thread-safe; sends run outside the gate's lock.
+ * Holds each service to its share of {@code maxInFlight} concurrent deliveries. A claimed attempt
+ * whose service is at its limit waits here, in memory, for a delivery of that service to end; the
+ * claim bound (twice the share per service, see {@link ServiceCapacity}) bounds how many wait.
+ *
+ * <p>Thread-safe; the {@code admitted} callback runs outside the gate's lock, on the thread that
+ * submitted or released.
  */
 final class DispatchGates {
     private static final class Gate {
         int running;
-        final ArrayDeque<Runnable> waiting = new ArrayDeque<>();
+        final ArrayDeque<PendingSend> waiting = new ArrayDeque<>();
     }
 
     private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
+    private final Consumer<PendingSend> admitted;
 
-    /** Runs {@code send} now, or when a delivery of the service ends. {@code send} must end in {@link #release}. */
-    void submit(String serviceKey, int maxInFlight, Runnable send) {
-        Gate gate = gates.computeIfAbsent(serviceKey, k -> new Gate());
+    /** @param admitted gets each attempt once it holds a slot; it must end in {@link #release} */
+    DispatchGates(Consumer<PendingSend> admitted) {
+        this.admitted = admitted;
+    }
+
+    /** Admits the attempt now, or queues it until a delivery of its service ends. */
+    void submit(PendingSend send, int limit) {
+        Gate gate = gates.computeIfAbsent(send.job().serviceKey(), k -> new Gate());
         synchronized (gate) {
-            if (gate.running >= maxInFlight) {
+            if (gate.running >= limit) {
+                send.waited();
                 gate.waiting.add(send);
                 return;
             }
             gate.running++;
         }
-        send.run();
+        admitted.accept(send);
     }
 
-    /** A delivery of the service ended: the next waiting one, if any, takes its place. */
+    /** A delivery of the service ended (or was dropped): the next waiting one takes its slot. */
     void release(String serviceKey) {
         Gate gate = gates.get(serviceKey);
         if (gate == null) {
             return;
         }
-        Runnable next;
+        PendingSend next;
         synchronized (gate) {
             next = gate.waiting.poll();
             if (next == null) {
@@ -44,7 +54,7 @@ final class DispatchGates {
             }
         }
         if (next != null) {
-            next.run();
+            admitted.accept(next);
         }
     }
 }

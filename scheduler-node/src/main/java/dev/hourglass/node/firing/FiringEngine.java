@@ -1,34 +1,27 @@
 package dev.hourglass.node.firing;
 
 import dev.hourglass.api.JobState;
-import dev.hourglass.node.catalog.AckMode;
 import dev.hourglass.node.catalog.ServiceCatalog;
 import dev.hourglass.node.catalog.ServiceDefinition;
-import dev.hourglass.node.dispatch.Delivery;
-import dev.hourglass.node.dispatch.DeliveryResult;
 import dev.hourglass.node.dispatch.Dispatcher;
 import dev.hourglass.node.job.AttemptOutcome;
 import dev.hourglass.node.job.Backoff;
 import dev.hourglass.node.job.Job;
-import dev.hourglass.node.job.NextStep;
-import dev.hourglass.node.job.RetryPolicy;
 import dev.hourglass.node.shard.ShardOwnership;
 import dev.hourglass.node.timeindex.FireTimeIndex;
 import dev.hourglass.node.timeindex.IndexEntry;
 import dev.hourglass.node.timeindex.SortedFireTimeIndex;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -36,29 +29,35 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The firing engine of one node: it keeps the owned shards' near-term jobs in memory, claims them
- * at their fire time, delivers them and writes the results.
+ * The firing engine of one node: it keeps the owned shards' near-term jobs in memory
+ * ({@link WindowLoader}), claims them shortly before their fire time, hands the claimed attempts to
+ * the {@link AttemptSender} (which sends them on time, fenced), and writes the results
+ * ({@link OutcomeWriter}); the {@link TimeoutSweep} ends attempts nobody will answer for.
  *
  * <p>Threads: one firing thread waits for the earliest due time and hands batches of due jobs to
  * {@code claimThreads} claimers; dispatchers complete deliveries on their own threads; one writer
- * thread writes results in batches; one scheduler thread runs the loader, the catch-up sweep, the
- * timeout sweep and the service refresh.
+ * thread writes results in batches; one fence thread checks waited attempts before they leave; one
+ * timer thread releases claimed-ahead attempts at their fire time; one housekeeping thread runs the
+ * loader, the catch-up sweep, the timeout sweep and the service refresh.
  *
- * <p>Never early: a job leaves memory only when the clock has reached its due time, and the claim
- * re-checks {@code due_at <= now} in the database. At most once per attempt: the claim is a
- * conditional update and opens the attempt's execution-log row under its primary key.
+ * <p>Never early: a job leaves memory only when the clock has reached its due time minus the claim
+ * lead, the claim re-checks {@code due_at <= now + lead} in the database, and the sender holds the
+ * attempt until its fire time. At most once per attempt: the claim is a conditional update and
+ * opens the attempt's execution-log row under its primary key.
  */
 public final class FiringEngine {
     private static final Logger LOG = LoggerFactory.getLogger(FiringEngine.class);
     private static final long MAX_WAIT_MS = 250;
 
+    /** The engine's ports: storage, the service catalog, delivery and what it reports. */
+    public record Ports(AttemptStore store, ServiceCatalog catalog, Dispatcher dispatcher, FiringListener listener) {}
+
     private final AttemptStore store;
     private final ServiceCatalog catalog;
-    private final Dispatcher dispatcher;
     private final ShardOwnership shards;
     private final Clock clock;
     private final EngineSettings settings;
-    private final String nodeId;
+    private final ClusterContext cluster;
     private final FiringListener listener;
 
     private final ReentrantLock wakeLock = new ReentrantLock();
@@ -66,60 +65,83 @@ public final class FiringEngine {
     private final FireTimeIndex index;
     private final WindowLoader loader;
     private final ServiceCapacity capacity;
-    private final DispatchGates gates = new DispatchGates();
-    private final Map<Long, Integer> inFlight = new ConcurrentHashMap<>();
     private final OutcomeWriter writer;
+    private final AttemptSender sender;
+    private final TimeoutSweep timeoutSweep;
     private final Semaphore claimSlots;
+    private final ScheduledExecutorService sendTimer;
 
-    private final Object sendTimerLock = new Object();
-    private final Map<Long, WaitingSend> waitingToSend = new ConcurrentHashMap<>();
-    private ScheduledExecutorService sendTimer;
     private ExecutorService claimers;
     private ScheduledExecutorService housekeeping;
     private Thread firingThread;
     private Thread writerThread;
+    private Thread fenceThread;
     private volatile boolean firing;
 
     public FiringEngine(
-            AttemptStore store,
-            ServiceCatalog catalog,
-            Dispatcher dispatcher,
-            ShardOwnership shards,
-            Clock clock,
-            EngineSettings settings,
-            String nodeId,
-            FiringListener listener) {
-        this.store = store;
-        this.catalog = catalog;
-        this.dispatcher = dispatcher;
+            Ports ports, ShardOwnership shards, ClusterContext cluster, Clock clock, EngineSettings settings) {
+        this.store = ports.store();
+        this.catalog = ports.catalog();
         this.shards = shards;
         this.clock = clock;
         this.settings = settings;
-        this.nodeId = nodeId;
-        this.listener = listener;
+        this.cluster = cluster;
+        this.listener = ports.listener();
         this.index = new SortedFireTimeIndex(settings.indexCapacity(), this::signal);
-
         this.writer = new OutcomeWriter(store, clock, settings.resultBatch(), this::afterWrite, listener);
         this.claimSlots = new Semaphore(settings.claimThreads());
-        this.capacity = new ServiceCapacity(this::maxInFlightOf, entries -> entries.forEach(index::offer));
-        this.loader = new WindowLoader(store, index, shards, clock, settings, capacity::parked);
-        shards.onChange(owned -> {
-            index.removeShards(s -> !owned.contains(s));
-            loader.resetWatermark();
-            ScheduledExecutorService h = housekeeping;
-            if (h != null && !h.isShutdown()) {
-                h.execute(quietly("load", loader::extend)); // newly owned shards: load them now, not next tick
-            }
-        });
+        this.capacity = new ServiceCapacity(this::limitShareOf, this::reoffer);
+        this.loader = new WindowLoader(
+                store,
+                index,
+                shards,
+                clock,
+                settings,
+                capacity::parked,
+                capacity::isParked,
+                () -> capacity.saturated(WindowLoader.MAX_SKIPPED_SERVICES));
+        this.sendTimer = Executors.newSingleThreadScheduledExecutor(named("hourglass-send-timer"));
+        this.sender = new AttemptSender(
+                store,
+                cluster.nodeId(),
+                catalog,
+                ports.dispatcher(),
+                shards,
+                clock,
+                listener,
+                cluster.limitShare(),
+                capacity::release,
+                writer::submit,
+                sendTimer);
+        this.timeoutSweep = new TimeoutSweep(
+                store, catalog, shards, clock, cluster, sender::isInFlight, writer::submit, settings.claimBatch());
+        shards.onChange(this::shardsChanged);
+    }
+
+    /**
+     * Runs on the coordinator's thread: memory only, never the database (the loader's reads are
+     * queued on the housekeeping thread).
+     */
+    private void shardsChanged(List<Integer> owned) {
+        Set<Integer> kept = Set.copyOf(owned);
+        index.removeShards(s -> !kept.contains(s));
+        capacity.dropShards(kept);
+        loader.shardsChanged(owned);
+        timeoutSweep.watchOrphans();
+        ScheduledExecutorService h = housekeeping;
+        if (h != null && !h.isShutdown()) {
+            h.execute(quietly("load", loader::extend)); // newly owned shards: load them now, not next tick
+        }
     }
 
     public synchronized void start() {
         firing = true;
         claimers = Executors.newFixedThreadPool(settings.claimThreads(), named("hourglass-claim"));
-        sendTimer = Executors.newSingleThreadScheduledExecutor(named("hourglass-send-timer"));
         housekeeping = Executors.newSingleThreadScheduledExecutor(named("hourglass-housekeeping"));
         writerThread = named("hourglass-results").newThread(writer);
         writerThread.start();
+        fenceThread = named("hourglass-send-fence").newThread(sender.fence());
+        fenceThread.start();
         catalog.refresh();
         loader.extend();
         housekeeping.scheduleWithFixedDelay(
@@ -130,7 +152,7 @@ public final class FiringEngine {
         housekeeping.scheduleWithFixedDelay(
                 quietly("catch-up", loader::catchUp), 0, settings.catchUpIntervalMs(), TimeUnit.MILLISECONDS);
         housekeeping.scheduleWithFixedDelay(
-                quietly("timeout sweep", this::sweepTimeouts),
+                quietly("timeout sweep", timeoutSweep),
                 settings.timeoutSweepIntervalMs(),
                 settings.timeoutSweepIntervalMs(),
                 TimeUnit.MILLISECONDS);
@@ -151,10 +173,12 @@ public final class FiringEngine {
         shutdown(claimers, 10_000);
         shutdown(sendTimer, settings.claimLeadMs() + 1_000); // claimed ahead: still sent at their time
         long deadline = System.currentTimeMillis() + graceMs;
-        while (!inFlight.isEmpty() && System.currentTimeMillis() < deadline) {
+        while (sender.inFlight() > 0 && System.currentTimeMillis() < deadline) {
             sleepQuietly(20);
         }
         shutdown(housekeeping, 5_000);
+        sender.fence().finish();
+        joinQuietly(fenceThread, 5_000);
         writer.finish();
         joinQuietly(writerThread, 10_000);
     }
@@ -163,20 +187,16 @@ public final class FiringEngine {
     public void halt() {
         firing = false;
         writer.finish();
-        if (writerThread != null) {
-            writerThread.interrupt();
+        sender.fence().finish();
+        for (Thread t : new Thread[] {writerThread, fenceThread, firingThread}) {
+            if (t != null) {
+                t.interrupt();
+            }
         }
-        if (firingThread != null) {
-            firingThread.interrupt();
-        }
-        if (claimers != null) {
-            claimers.shutdownNow();
-        }
-        if (sendTimer != null) {
-            sendTimer.shutdownNow();
-        }
-        if (housekeeping != null) {
-            housekeeping.shutdownNow();
+        for (ExecutorService e : new ExecutorService[] {claimers, sendTimer, housekeeping}) {
+            if (e != null) {
+                e.shutdownNow();
+            }
         }
     }
 
@@ -188,32 +208,36 @@ public final class FiringEngine {
     }
 
     /**
-     * A job canceled or moved away: out of memory (claiming it would fail anyway; this frees room).
-     * A job claimed ahead and waiting for its fire time is not sent.
+     * A job canceled or moved away through this node: out of memory (claiming it would fail anyway;
+     * this frees room), and not sent if its attempt waits for its fire time.
      */
     public void forget(long jobId) {
         index.remove(jobId);
-        WaitingSend waiting;
-        synchronized (sendTimerLock) {
-            waiting = waitingToSend.remove(jobId);
-        }
-        if (waiting != null && waiting.future().cancel(false)) {
-            inFlight.remove(jobId);
-            capacity.release(waiting.serviceKey());
-        }
+        sender.forget(jobId);
     }
-
-    private record WaitingSend(ScheduledFuture<?> future, String serviceKey) {}
 
     /** Whether a job due then would be in this node's memory: the placement rule's question. */
     public boolean isWithinLoadedWindow(long dueAt) {
         return loader.isWithinWindow(dueAt);
     }
 
-    /** Writes one result now (a reported result), then puts a retry back into memory. */
-    public void recordNow(AttemptResult result) {
+    /**
+     * The consumer's result for the job's current attempt (asynchronous acknowledgement), written
+     * now; a retry goes back into memory. The write is conditional on the attempt: a result for an
+     * attempt that is no longer current changes nothing.
+     */
+    public void report(Job job, AttemptOutcome outcome, Long retryAfterMs, String message) {
+        Backoff backoff = catalog.find(job.app(), job.service())
+                .map(ServiceDefinition::backoff)
+                .orElse(Backoff.DEFAULT);
+        AttemptResult result = AttemptEndings.reported(job, outcome, retryAfterMs, message, backoff, clock.millis());
         store.record(List.of(result), clock.millis());
         afterWrite(List.of(result));
+    }
+
+    /** A node left the cluster: its unanswered attempts are looked for (see {@link TimeoutSweep}). */
+    public void nodeLeft(String nodeId) {
+        timeoutSweep.watchOrphans();
     }
 
     /** Jobs held in memory: in the fire-time index, or due and parked while their service is full. */
@@ -222,7 +246,7 @@ public final class FiringEngine {
     }
 
     public int inFlight() {
-        return inFlight.size();
+        return sender.inFlight();
     }
 
     public long watermark() {
@@ -258,7 +282,13 @@ public final class FiringEngine {
                 try {
                     List<IndexEntry> due =
                             index.pollDue(clock.millis() + settings.claimLeadMs(), settings.claimBatch());
-                    List<IndexEntry> ready = capacity.admit(due);
+                    List<IndexEntry> owned = new ArrayList<>(due.size());
+                    for (IndexEntry e : due) {
+                        if (shards.owns(e.shard())) { // one that moved away meanwhile is its new owner's
+                            owned.add(e);
+                        }
+                    }
+                    List<IndexEntry> ready = capacity.admit(owned);
                     if (!ready.isEmpty()) {
                         claimers.execute(() -> {
                             try {
@@ -300,73 +330,29 @@ public final class FiringEngine {
         AttemptStore.Claim claim;
         try {
             long started = System.nanoTime();
-            claim = store.claim(ids, nodeId, now, now + settings.claimLeadMs());
+            claim = store.claim(ids, cluster.nodeId(), now, now + settings.claimLeadMs());
             listener.claimed(ids.size(), System.nanoTime() - started);
         } catch (RuntimeException e) {
             LOG.error("claiming {} jobs failed; they stay DELAYED and are tried again: {}", ids.size(), e.toString());
             long retryAt = now + 1_000;
             for (IndexEntry entry : ready) {
                 capacity.release(entry.serviceKey());
-                index.offer(new IndexEntry(entry.jobId(), retryAt, entry.serviceKey(), entry.shard()));
+                loader.offer(new IndexEntry(entry.jobId(), retryAt, entry.serviceKey(), entry.shard()));
             }
             return;
         }
-        Map<Long, IndexEntry> unclaimed = new java.util.HashMap<>(ready.size());
+        Map<Long, IndexEntry> unclaimed = new HashMap<>(ready.size());
         ready.forEach(e -> unclaimed.put(e.jobId(), e));
         for (Job job : claim.claimed()) {
             unclaimed.remove(job.id());
-            deliver(job, Math.max(job.fireAt(), now)); // the store logged the attempt as fired then
+            sender.accept(job, Math.max(job.fireAt(), now)); // the store planned the attempt for then
         }
         // not claimed: fired elsewhere, canceled, rescheduled later, or expired
         unclaimed.values().forEach(e -> capacity.release(e.serviceKey()));
     }
 
-    /** Sends a claimed attempt at {@code sendAt} (never earlier), through its service's gate. */
-    private void deliver(Job job, long sendAt) {
-        inFlight.put(job.id(), job.attempts());
-        long wait = sendAt - clock.millis();
-        if (wait <= 0) {
-            sendThroughGate(job);
-            return;
-        }
-        synchronized (sendTimerLock) {
-            ScheduledFuture<?> future = sendTimer.schedule(() -> sendWhenDue(job, sendAt), wait, TimeUnit.MILLISECONDS);
-            waitingToSend.put(job.id(), new WaitingSend(future, job.serviceKey()));
-        }
-    }
-
-    private void sendWhenDue(Job job, long sendAt) {
-        long early = sendAt - clock.millis();
-        if (early > 0) { // the timer counts monotonic time, the clock is wall time: never send early
-            synchronized (sendTimerLock) {
-                ScheduledFuture<?> future =
-                        sendTimer.schedule(() -> sendWhenDue(job, sendAt), early, TimeUnit.MILLISECONDS);
-                waitingToSend.put(job.id(), new WaitingSend(future, job.serviceKey()));
-            }
-            return;
-        }
-        synchronized (sendTimerLock) {
-            waitingToSend.remove(job.id());
-        }
-        sendThroughGate(job);
-    }
-
-    /**
-     * Never throws: a claimed attempt that cannot be sent (its service could not be read) ends as
-     * an ERROR at once and is retried, instead of holding its claim slot and its in-flight mark —
-     * which would keep the timeout sweep away from it — for ever.
-     */
-    private void sendThroughGate(Job job) {
-        Optional<ServiceDefinition> service;
-        try {
-            service = catalog.find(job.app(), job.service());
-        } catch (RuntimeException e) {
-            LOG.warn("job {} attempt {}: its service could not be read: {}", job.id(), job.attempts(), e.toString());
-            ended(job, Optional.empty(), DeliveryResult.error("service lookup failed: " + e));
-            return;
-        }
-        int maxInFlight = service.map(ServiceDefinition::maxInFlight).orElse(1_000);
-        gates.submit(job.serviceKey(), maxInFlight, () -> send(job, service));
+    private int limitShareOf(String serviceKey) {
+        return cluster.limitShare().applyAsInt(maxInFlightOf(serviceKey));
     }
 
     /**
@@ -384,71 +370,19 @@ public final class FiringEngine {
         }
     }
 
-    /** Runs at the gate; never throws (the gate's slot is released when the attempt ends). */
-    private void send(Job job, Optional<ServiceDefinition> service) {
-        CompletionStage<DeliveryResult> stage;
-        try {
-            long firedAt = clock.millis();
-            listener.fired(job, firedAt);
-            stage = service.isPresent()
-                    ? dispatcher.deliver(new Delivery(job, service.get(), firedAt))
-                    : CompletableFuture.completedFuture(
-                            DeliveryResult.error("service " + job.service() + " not found"));
-        } catch (RuntimeException e) {
-            stage = CompletableFuture.completedFuture(DeliveryResult.error(e.toString()));
-        }
-        stage.whenComplete((result, error) -> {
-            gates.release(job.serviceKey());
-            ended(job, service, error != null ? DeliveryResult.error(error.toString()) : result);
-        });
-    }
-
-    /** An attempt ended: frees its claim slot and in-flight mark, then queues its result. */
-    private void ended(Job job, Optional<ServiceDefinition> service, DeliveryResult r) {
-        capacity.release(job.serviceKey());
-        inFlight.remove(job.id(), job.attempts());
-        if (r.outcome() == AttemptOutcome.SUCCESS
-                && service.isPresent()
-                && service.get().ackMode() == AckMode.CONSUMER) {
-            return; // delivered; stays RUNNING until the consumer reports, or its timeout
-        }
-        long now = clock.millis();
-        Backoff backoff = service.map(ServiceDefinition::backoff).orElse(Backoff.DEFAULT);
-        NextStep next = RetryPolicy.next(job.budget(), r.outcome(), r.retryAfterMs(), backoff, now);
-        writer.submit(new AttemptResult(
-                job.id(), job.attempts(), r.outcome(), r.message(), now, next, job.shard(), job.serviceKey()));
+    private void reoffer(List<IndexEntry> entries) {
+        entries.forEach(loader::offer);
     }
 
     private void afterWrite(List<AttemptResult> written) {
         for (AttemptResult r : written) {
+            if (r.isSentOnly()) {
+                continue;
+            }
             if (!r.next().isFinal()) {
                 loader.admit(new IndexEntry(r.jobId(), r.next().retryAt(), r.serviceKey(), r.shard()));
             }
             listener.ended(r);
-        }
-    }
-
-    /** RUNNING jobs past their deadline that no delivery of this node will answer: TIMEOUT. */
-    private void sweepTimeouts() {
-        long now = clock.millis();
-        for (Job job : store.findTimedOut(shards.current(), now, settings.claimBatch())) {
-            Integer mine = inFlight.get(job.id());
-            if (mine != null && mine == job.attempts()) {
-                continue; // our own delivery is still under way and will report
-            }
-            Backoff backoff = catalog.find(job.app(), job.service())
-                    .map(ServiceDefinition::backoff)
-                    .orElse(Backoff.DEFAULT);
-            NextStep next = RetryPolicy.next(job.budget(), AttemptOutcome.TIMEOUT, null, backoff, now);
-            writer.submit(new AttemptResult(
-                    job.id(),
-                    job.attempts(),
-                    AttemptOutcome.TIMEOUT,
-                    "no result within " + job.timeoutMs() + " ms",
-                    now,
-                    next,
-                    job.shard(),
-                    job.serviceKey()));
         }
     }
 
@@ -464,7 +398,7 @@ public final class FiringEngine {
         };
     }
 
-    private static java.util.concurrent.ThreadFactory named(String name) {
+    private static ThreadFactory named(String name) {
         return r -> {
             Thread t = new Thread(r, name);
             t.setDaemon(true);

@@ -16,5 +16,8 @@ public interface FiringListener {
     /** A result write took {@code nanos} for {@code results} results. */
     default void wrote(int results, long nanos) {}
 
+    /** A result the database refused was set aside: its job ended FAILED (see OutcomeWriter). */
+    default void quarantined(AttemptResult result) {}
+
     FiringListener NONE = new FiringListener() {};
 }

@@ -10,11 +10,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes attempt results in batches from one thread. A failed write (database down) is retried
- * with the same batch, once a second, for {@value #MAX_TRIES} tries; a batch that still fails is
- * dropped with an error rather than block every later result. Dropped results, like results still
- * queued at a crash, are lost from memory only: their jobs are RUNNING in the database and the
- * timeout sweep delivers them again with the next attempt number (at least once).
+ * Writes attempt results in batches from one thread.
+ *
+ * <p>Two kinds of failure, told apart by the store:
+ *
+ * <ul>
+ *   <li>the database is unavailable: the same batch is tried again once a second, for
+ *       {@value #MAX_TRIES} tries; a batch that still fails is dropped with an error rather than
+ *       block every later result. Dropped results, like results still queued at a crash, are lost
+ *       from memory only: their jobs are RUNNING in the database and the timeout sweep delivers them
+ *       again with the next attempt number (at least once).
+ *   <li>the data is refused ({@link PoisonResultException}, e.g. a key the backlog already holds):
+ *       the batch is split in halves until the refused result stands alone, so every other result
+ *       is written; the refused one is {@linkplain AttemptStore#quarantine quarantined} — its job
+ *       ends FAILED with the error in its execution log — and counted.
+ * </ul>
  */
 final class OutcomeWriter implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(OutcomeWriter.class);
@@ -63,10 +73,7 @@ final class OutcomeWriter implements Runnable {
                     batch.add(first);
                     queue.drainTo(batch, batchSize - 1);
                 }
-                long started = System.nanoTime();
-                store.record(batch, clock.millis());
-                listener.wrote(batch.size(), System.nanoTime() - started);
-                afterWrite.accept(batch);
+                write(batch);
                 batch = new ArrayList<>(batchSize);
                 tries = 0;
             } catch (InterruptedException e) {
@@ -89,6 +96,31 @@ final class OutcomeWriter implements Runnable {
                     return;
                 }
             }
+        }
+    }
+
+    /** Writes the batch; a refused result is isolated by halving and quarantined, the rest written. */
+    private void write(List<AttemptResult> batch) {
+        try {
+            long started = System.nanoTime();
+            store.record(batch, clock.millis());
+            listener.wrote(batch.size(), System.nanoTime() - started);
+            afterWrite.accept(batch);
+        } catch (PoisonResultException e) {
+            if (batch.size() == 1) {
+                AttemptResult poison = batch.get(0);
+                LOG.error(
+                        "job {} attempt {}: its result cannot be written; the job is failed: {}",
+                        poison.jobId(),
+                        poison.attempt(),
+                        e.getMessage());
+                store.quarantine(poison, e.getMessage(), clock.millis());
+                listener.quarantined(poison);
+                return;
+            }
+            int half = batch.size() / 2;
+            write(new ArrayList<>(batch.subList(0, half)));
+            write(new ArrayList<>(batch.subList(half, batch.size())));
         }
     }
 

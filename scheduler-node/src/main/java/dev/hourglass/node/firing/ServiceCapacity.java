@@ -1,40 +1,48 @@
 package dev.hourglass.node.firing;
 
 import dev.hourglass.node.timeindex.IndexEntry;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.ToIntFunction;
 
 /**
- * How many jobs of each service may be claimed and not yet ended: twice its {@code maxInFlight}
- * (one window delivering, one claimed ahead and waiting at its gate), so claims stay large
- * batches while the receiver sees at most {@code maxInFlight} deliveries at once.
+ * How many jobs of each service may be claimed and not yet ended: twice this node's share of its
+ * {@code maxInFlight} (one window delivering, one claimed ahead and waiting at its gate), so claims
+ * stay large batches while the receiver sees at most {@code maxInFlight} deliveries at once across
+ * the cluster.
  *
  * <p>A due job whose service is full is parked here, out of the fire-time index, instead of being
  * put back and polled again every few milliseconds: under a burst that would spin the firing
  * thread over the same thousands of entries. Parked jobs go back to the index in chunks (a quarter
  * of the service's capacity) as its deliveries end, so the next claim is a batch, not a trickle.
- * The database is untouched by parking: a parked job is still DELAYED and due, and the catch-up
- * sweep would find it even if this node forgot it.
+ * The database is untouched by parking: a parked job is still DELAYED and due. A job is parked at
+ * most once (a second offer of it — the catch-up sweep reading it again — replaces nothing), and
+ * the services with parked jobs are {@linkplain #saturated() named}, so the catch-up sweep does not
+ * look for more of their jobs while memory already holds more than they can take.
  *
  * <p>Thread-safe: per-service state is guarded by its own lock; re-offers run outside it.
  */
 final class ServiceCapacity {
     private static final class Slots {
         int claimed;
-        final ArrayDeque<IndexEntry> parked = new ArrayDeque<>();
+        final LinkedHashMap<Long, IndexEntry> parked = new LinkedHashMap<>();
     }
 
     private final Map<String, Slots> byService = new ConcurrentHashMap<>();
-    private final ToIntFunction<String> maxInFlightOf;
+    private final ToIntFunction<String> limitOf;
     private final Consumer<List<IndexEntry>> reoffer;
 
-    ServiceCapacity(ToIntFunction<String> maxInFlightOf, Consumer<List<IndexEntry>> reoffer) {
-        this.maxInFlightOf = maxInFlightOf;
+    /**
+     * @param limitOf this node's share of the service's {@code maxInFlight}
+     * @param reoffer takes parked jobs back into the fire-time index
+     */
+    ServiceCapacity(ToIntFunction<String> limitOf, Consumer<List<IndexEntry>> reoffer) {
+        this.limitOf = limitOf;
         this.reoffer = reoffer;
     }
 
@@ -45,15 +53,29 @@ final class ServiceCapacity {
             int cap = capacityOf(e.serviceKey());
             Slots s = byService.computeIfAbsent(e.serviceKey(), k -> new Slots());
             synchronized (s) {
+                if (s.parked.containsKey(e.jobId())) {
+                    continue; // parked already: this is the same job read again
+                }
                 if (s.claimed < cap) {
                     s.claimed++;
                     ready.add(e);
                 } else {
-                    s.parked.add(e);
+                    s.parked.put(e.jobId(), e);
                 }
             }
         }
         return ready;
+    }
+
+    /** Whether the job waits here for its service. */
+    boolean isParked(IndexEntry e) {
+        Slots s = byService.get(e.serviceKey());
+        if (s == null) {
+            return false;
+        }
+        synchronized (s) {
+            return s.parked.containsKey(e.jobId());
+        }
     }
 
     /** A job of the service ended (or was not claimed after all): frees its slot. */
@@ -70,13 +92,24 @@ final class ServiceCapacity {
             int chunk = Math.min(s.parked.size(), Math.max(1, cap / 4));
             if (chunk > 0 && free >= chunk) {
                 back = new ArrayList<>(free);
-                while (back.size() < free && !s.parked.isEmpty()) {
-                    back.add(s.parked.poll());
+                var it = s.parked.values().iterator();
+                while (back.size() < free && it.hasNext()) {
+                    back.add(it.next());
+                    it.remove();
                 }
             }
         }
         if (back != null) {
             reoffer.accept(back);
+        }
+    }
+
+    /** Drops parked jobs of shards this node no longer owns. */
+    void dropShards(Set<Integer> kept) {
+        for (Slots s : byService.values()) {
+            synchronized (s) {
+                s.parked.values().removeIf(e -> !kept.contains(e.shard()));
+            }
         }
     }
 
@@ -90,7 +123,23 @@ final class ServiceCapacity {
         return n;
     }
 
+    /** The services with jobs parked, most parked first, at most {@code max} of them. */
+    Set<String> saturated(int max) {
+        List<Map.Entry<String, Integer>> counts = new ArrayList<>();
+        byService.forEach((key, s) -> {
+            synchronized (s) {
+                if (!s.parked.isEmpty()) {
+                    counts.add(Map.entry(key, s.parked.size()));
+                }
+            }
+        });
+        counts.sort(Map.Entry.<String, Integer>comparingByValue().reversed());
+        Set<String> out = new java.util.LinkedHashSet<>();
+        counts.stream().limit(max).forEach(e -> out.add(e.getKey()));
+        return out;
+    }
+
     private int capacityOf(String serviceKey) {
-        return 2 * Math.max(1, maxInFlightOf.applyAsInt(serviceKey));
+        return 2 * Math.max(1, limitOf.applyAsInt(serviceKey));
     }
 }

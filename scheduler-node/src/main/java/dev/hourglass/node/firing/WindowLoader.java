@@ -1,31 +1,48 @@
 package dev.hourglass.node.firing;
 
+import dev.hourglass.node.firing.DuePage.Cursor;
 import dev.hourglass.node.shard.ShardOwnership;
 import dev.hourglass.node.timeindex.FireTimeIndex;
 import dev.hourglass.node.timeindex.IndexEntry;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.function.IntSupplier;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Keeps the fire-time index filled with the owned shards' jobs due within the load window.
  *
- * <p>The watermark: every DELAYED job of an owned shard due before {@link #watermark()} has been
- * read into the index (or was displaced by the capacity bound, which lowers the watermark again).
- * {@link #extend()} reads only [watermark, now + window), so each job is read once, not once per
- * tick. Jobs that enter the loaded range later — submitted, rescheduled or retried by this node —
- * are handed to {@link #admit} at once, so they fire on time rather than a window later. The
- * catch-up sweep ({@link #catchUp()}) re-reads what is due now or within the next sweep interval
- * and adds what memory misses (jobs changed by another node, a failed write, an earlier crash), so
- * nothing due is ever left behind.
+ * <p>Cursors: for each owned shard, every DELAYED job up to its cursor — a position in
+ * {@code (dueAt, id)} order — has been read into the index (or was displaced by the capacity bound,
+ * which moves the cursor back before it). {@link #extend()} reads each shard only after its cursor,
+ * so each job is read once, not once per tick; and because the cursor is a pair, a read moves past
+ * any number of jobs due at the same millisecond (a cursor of due time alone cannot: a page full of
+ * one due time would leave it where it was). Jobs that enter the loaded range later — submitted,
+ * rescheduled or retried by this node — are handed to {@link #admit} at once, so they fire on time
+ * rather than a window later.
  *
- * <p>Thread-safety: {@code extend}, {@code catchUp} and {@code resetWatermark} run under the
- * loader's lock; {@code admit} and {@code watermark} are lock-free.
+ * <p>The catch-up sweep ({@link #catchUp()}) re-reads what is due now or within the next sweep and
+ * adds what memory misses (jobs changed by another node or by a node that owns no shard, a failed
+ * write, an earlier crash). It leaves out the services whose due jobs memory holds more of than
+ * they can take (see {@link ServiceCapacity#saturated}): otherwise one service's backlog of
+ * thousands of overdue jobs, parked in memory behind a slow receiver, would fill every sweep's
+ * page and hide another service's missed job for as long as the backlog lasts.
+ *
+ * <p>Thread-safety: {@code extend} and {@code catchUp} run one at a time (the loader's lock, held
+ * across their reads); cursor updates take a second lock that is never held across I/O, so
+ * {@code admit}, {@code offer} and ownership changes never wait for the database.
  */
 public final class WindowLoader {
     private static final Logger LOG = LoggerFactory.getLogger(WindowLoader.class);
+    /** At most this many saturated services are left out of a catch-up read (their SQL grows). */
+    static final int MAX_SKIPPED_SERVICES = 50;
 
     private final AttemptStore store;
     private final FireTimeIndex index;
@@ -33,11 +50,16 @@ public final class WindowLoader {
     private final Clock clock;
     private final EngineSettings settings;
     private final IntSupplier heldOutsideIndex;
-    private volatile long watermark = Long.MIN_VALUE;
+    private final Supplier<Set<String>> saturatedServices;
+    private final Predicate<IndexEntry> heldOutside;
+    private final Object cursorLock = new Object();
+    private final Map<Integer, Cursor> cursors = new HashMap<>(); // guarded by cursorLock
 
     /**
      * @param heldOutsideIndex due jobs held in memory outside the index (parked while their service
      *     is full); they count against the index's capacity, so memory stays bounded by it
+     * @param heldOutside whether a job is held outside the index (parked): catch-up leaves it there
+     * @param saturatedServices services with jobs parked: catch-up does not read more of theirs
      */
     public WindowLoader(
             AttemptStore store,
@@ -45,68 +67,118 @@ public final class WindowLoader {
             ShardOwnership shards,
             Clock clock,
             EngineSettings settings,
-            IntSupplier heldOutsideIndex) {
+            IntSupplier heldOutsideIndex,
+            Predicate<IndexEntry> heldOutside,
+            Supplier<Set<String>> saturatedServices) {
         this.store = store;
         this.index = index;
         this.shards = shards;
         this.clock = clock;
         this.settings = settings;
         this.heldOutsideIndex = heldOutsideIndex;
+        this.heldOutside = heldOutside;
+        this.saturatedServices = saturatedServices;
     }
 
+    /** WindowLoader with nothing held outside the index (tests of the loader alone). */
+    public WindowLoader(
+            AttemptStore store,
+            FireTimeIndex index,
+            ShardOwnership shards,
+            Clock clock,
+            EngineSettings settings,
+            IntSupplier heldOutsideIndex) {
+        this(store, index, shards, clock, settings, heldOutsideIndex, e -> false, Set::of);
+    }
+
+    /** Every owned shard's jobs due before this have been read: the least cursor's due time. */
     public long watermark() {
-        return watermark;
+        synchronized (cursorLock) {
+            long least = Long.MAX_VALUE;
+            for (int shard : shards.current()) {
+                Cursor c = cursors.getOrDefault(shard, Cursor.START);
+                // after (d, MAX) every job due at d was read too
+                least = Math.min(least, c.jobId() == Long.MAX_VALUE ? c.dueAt() + 1 : c.dueAt());
+            }
+            return least == Long.MAX_VALUE ? Long.MIN_VALUE : least;
+        }
     }
 
     /** Whether a job due at {@code dueAt} belongs in memory now (the placement rule asks this). */
     public boolean isWithinWindow(long dueAt) {
-        return dueAt < Math.max(watermark, clock.millis() + settings.loadIntervalMs());
+        return dueAt < Math.max(watermark(), clock.millis() + settings.loadIntervalMs());
     }
 
     /** Puts a job this node just made due into memory when it falls in the loaded range. */
     public void admit(IndexEntry entry) {
-        if (!shards.owns(entry.shard()) || !isWithinWindow(entry.dueAt())) {
-            return;
+        if (shards.owns(entry.shard()) && isWithinWindow(entry.dueAt())) {
+            offer(entry);
         }
+    }
+
+    /**
+     * Into the index; whatever the capacity bound leaves out moves its shard's cursor back before
+     * it, so it is read again later. The one way into the index.
+     */
+    public void offer(IndexEntry entry) {
         IndexEntry displaced = index.offer(entry);
         if (displaced != null) {
-            lowerWatermark(displaced.dueAt());
+            moveBack(displaced);
         }
     }
 
-    private synchronized void lowerWatermark(long dueAt) {
-        if (dueAt < watermark) {
-            watermark = dueAt;
+    private void moveBack(IndexEntry e) {
+        Cursor before = Cursor.before(e.dueAt(), e.jobId());
+        synchronized (cursorLock) {
+            cursors.computeIfPresent(e.shard(), (s, c) -> before.compareTo(c) < 0 ? before : c);
         }
     }
 
-    /** Reads [watermark, now + window) into the index, as far as its capacity allows. */
+    /** Reads every owned shard after its cursor up to now + window, as far as capacity allows. */
     public synchronized void extend() {
         long target = clock.millis() + settings.loadWindowMs();
-        List<Integer> owned = shards.current();
-        while (watermark < target) {
+        Cursor end = Cursor.before(target, Long.MIN_VALUE); // all due before target read
+        while (true) {
             int room = index.capacity() - index.size() - heldOutsideIndex.getAsInt();
-            if (room <= 0 || owned.isEmpty()) {
+            Map<Integer, Cursor> behind = new HashMap<>();
+            synchronized (cursorLock) {
+                for (int shard : shards.current()) {
+                    Cursor c = cursors.computeIfAbsent(shard, s -> Cursor.START);
+                    if (c.compareTo(end) < 0) {
+                        behind.put(shard, c);
+                    }
+                }
+            }
+            if (room <= 0 || behind.isEmpty()) {
                 return;
             }
-            int limit = Math.min(room, settings.claimBatch() * 4);
-            List<IndexEntry> loaded = store.loadDue(owned, watermark, target, limit);
-            long reached = target;
+            int perShard = Math.max(1, Math.min(room, settings.claimBatch() * 4) / behind.size());
+            List<IndexEntry> loaded = store.loadDue(new DuePage(behind, target, perShard, Set.of()));
+            Map<Integer, List<IndexEntry>> byShard = new HashMap<>();
+            loaded.forEach(e ->
+                    byShard.computeIfAbsent(e.shard(), s -> new ArrayList<>()).add(e));
+            List<IndexEntry> displaced = new ArrayList<>();
             for (IndexEntry e : loaded) {
-                IndexEntry displaced = index.offer(e);
-                if (displaced != null) {
-                    reached = Math.min(reached, displaced.dueAt());
+                IndexEntry out = index.offer(e);
+                if (out != null) {
+                    displaced.add(out);
                 }
             }
-            if (loaded.size() == limit) {
-                // more remain: continue from the last one read (ties are read again; the index dedups)
-                reached = Math.min(reached, loaded.get(loaded.size() - 1).dueAt());
-                if (reached == watermark) {
-                    return; // a whole page of one due time could not move the mark; try next tick
-                }
+            synchronized (cursorLock) {
+                behind.forEach((shard, readFrom) -> {
+                    List<IndexEntry> rows = byShard.getOrDefault(shard, List.of());
+                    IndexEntry last = rows.isEmpty() ? null : rows.get(rows.size() - 1);
+                    Cursor advanced = rows.size() < perShard ? end : new Cursor(last.dueAt(), last.jobId());
+                    Cursor now = cursors.get(shard);
+                    if (now == null) {
+                        return; // the shard was given up meanwhile
+                    }
+                    // moved back by an offer while this page was read: keep the earlier position
+                    cursors.put(shard, now.compareTo(readFrom) < 0 ? now : advanced);
+                });
             }
-            watermark = reached;
-            if (loaded.size() < limit) {
+            displaced.forEach(this::moveBack);
+            if (loaded.isEmpty()) {
                 return;
             }
         }
@@ -115,20 +187,31 @@ public final class WindowLoader {
     /**
      * Re-reads the jobs due before now + one sweep interval and puts them in memory at their stored
      * due time: adds those memory misses, and moves those memory holds at another time (a job
-     * rescheduled earlier through another node).
+     * rescheduled earlier through another node). Leaves alone what is parked, and does not read the
+     * services that have jobs parked.
      */
     public synchronized int catchUp() {
+        List<Integer> owned = shards.current();
+        if (owned.isEmpty()) {
+            return 0;
+        }
         long until = clock.millis() + settings.catchUpIntervalMs() + settings.loadIntervalMs();
-        List<IndexEntry> due = store.loadDue(shards.current(), Long.MIN_VALUE, until, settings.claimBatch() * 4);
+        Map<Integer, Cursor> fromStart = new HashMap<>();
+        owned.forEach(s -> fromStart.put(s, Cursor.START));
+        int perShard = Math.max(32, settings.claimBatch() * 4 / owned.size());
+        List<IndexEntry> due = store.loadDue(new DuePage(fromStart, until, perShard, saturatedServices.get()));
         int added = 0;
         for (IndexEntry e : due) {
+            if (heldOutside.test(e)) {
+                continue;
+            }
             boolean known = index.contains(e.jobId());
             IndexEntry displaced = index.offer(e);
             if (!known && displaced != e) {
                 added++;
             }
             if (displaced != null) {
-                lowerWatermark(displaced.dueAt());
+                moveBack(displaced);
             }
         }
         if (added > 0) {
@@ -137,8 +220,13 @@ public final class WindowLoader {
         return added;
     }
 
-    /** Forgets the loaded range (after a change of owned shards), so the next extend reads it anew. */
-    public synchronized void resetWatermark() {
-        watermark = Long.MIN_VALUE;
+    /**
+     * The owned shards changed: cursors of shards given up are forgotten (their jobs left memory),
+     * gained shards start from the beginning. Never waits for a read under way.
+     */
+    public void shardsChanged(List<Integer> owned) {
+        synchronized (cursorLock) {
+            cursors.keySet().retainAll(Set.copyOf(owned));
+        }
     }
 }

@@ -5,8 +5,9 @@ import java.time.Clock;
 /**
  * Snowflake-style 63-bit ids: 41 bits of milliseconds since 2024-01-01, 10 bits of worker id, 12
  * bits of sequence. Ids rise with time, which keeps inserts at the right edge of the primary key.
- * Uniqueness across nodes rests on distinct worker ids; the store's primary key is the last word
- * (an insert that collides is retried with a fresh id). Thread-safe.
+ * Uniqueness across nodes rests on distinct worker ids, which the cluster leases to each live node
+ * ({@link #useWorker}); the store's primary key is the last word (an insert that collides is
+ * retried with fresh ids). Thread-safe.
  */
 public final class JobIdGenerator {
     private static final long EPOCH = 1_704_067_200_000L;
@@ -14,15 +15,20 @@ public final class JobIdGenerator {
     private static final int WORKER_BITS = 10;
 
     private final Clock clock;
-    private final long worker;
+    private long worker;
     private long lastMillis = -1;
     private long sequence;
 
     public JobIdGenerator(Clock clock, int workerId) {
+        this.clock = clock;
+        useWorker(workerId);
+    }
+
+    /** From now on, ids carry this worker id (the one the cluster leased to this node). */
+    public synchronized void useWorker(int workerId) {
         if (workerId < 0 || workerId >= (1 << WORKER_BITS)) {
             throw new IllegalArgumentException("workerId must be in [0, 1024)");
         }
-        this.clock = clock;
         this.worker = workerId;
     }
 

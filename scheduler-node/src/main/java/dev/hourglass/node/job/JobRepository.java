@@ -2,6 +2,7 @@ package dev.hourglass.node.job;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 
 /** Storage port for submitting and reading jobs. Reads see live and final jobs alike. */
 public interface JobRepository {
@@ -12,8 +13,17 @@ public interface JobRepository {
      */
     Inserted insert(Job job);
 
-    /** {@link #insert} for many jobs at once; one answer per job, in order. */
+    /**
+     * {@link #insert} for many jobs at once, all or nothing: one answer per job, in order, and
+     * either every new job is stored or none is (the call then fails).
+     */
     List<Inserted> insertAll(List<Job> jobs);
+
+    /**
+     * {@link #insertAll}; when a job's id turns out to be taken already, the batch is tried again
+     * with {@code freshId} applied to every job (a new id, and what depends on it).
+     */
+    List<Inserted> insertAll(List<Job> jobs, UnaryOperator<Job> freshId);
 
     Optional<Job> find(long id);
 

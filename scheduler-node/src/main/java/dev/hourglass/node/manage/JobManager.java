@@ -9,7 +9,6 @@ import dev.hourglass.api.JobSubmission;
 import dev.hourglass.api.ResultReport;
 import dev.hourglass.node.catalog.ServiceCatalog;
 import dev.hourglass.node.catalog.ServiceDefinition;
-import dev.hourglass.node.firing.AttemptResult;
 import dev.hourglass.node.firing.FiringEngine;
 import dev.hourglass.node.job.AttemptOutcome;
 import dev.hourglass.node.job.Execution;
@@ -19,8 +18,6 @@ import dev.hourglass.node.job.JobMutations;
 import dev.hourglass.node.job.JobPage;
 import dev.hourglass.node.job.JobQuery;
 import dev.hourglass.node.job.JobRepository;
-import dev.hourglass.node.job.NextStep;
-import dev.hourglass.node.job.RetryPolicy;
 import dev.hourglass.node.shard.ShardOwnership;
 import dev.hourglass.node.shard.ShardPlacement;
 import java.nio.charset.StandardCharsets;
@@ -76,9 +73,10 @@ public final class JobManager {
     /** Submits one job; with a bizKey the app already used, returns that job and {@code created == false}. */
     public JobRepository.Inserted submit(String app, JobSubmission submission) {
         Job job = newJob(app, submission, clock.millis());
-        JobRepository.Inserted inserted = jobs.insert(job);
+        JobRepository.Inserted inserted =
+                jobs.insertAll(List.of(job), this::withFreshId).get(0);
         if (inserted.created()) {
-            engine.admit(job);
+            engine.admit(inserted.job());
         }
         return inserted;
     }
@@ -118,7 +116,7 @@ public final class JobManager {
                 results[i] = new BatchOutcome(null, e);
             }
         }
-        List<JobRepository.Inserted> inserted = jobs.insertAll(valid);
+        List<JobRepository.Inserted> inserted = jobs.insertAll(valid, this::withFreshId);
         for (int k = 0; k < inserted.size(); k++) {
             JobRepository.Inserted in = inserted.get(k);
             if (in.created()) {
@@ -178,6 +176,34 @@ public final class JobManager {
                 0,
                 now,
                 now);
+    }
+
+    /** The same job under a new id (its id was taken), placed again: the shard rule hashes the id. */
+    private Job withFreshId(Job job) {
+        long id = ids.next();
+        int shard = placement.place(id, engine.isWithinLoadedWindow(job.dueAt()), shards.current());
+        return new Job(
+                id,
+                job.app(),
+                job.service(),
+                job.bizKey(),
+                shard,
+                job.state(),
+                job.fireAt(),
+                job.dueAt(),
+                job.expireAt(),
+                job.attempts(),
+                job.budgetBase(),
+                job.maxAttempts(),
+                job.timeoutMs(),
+                job.expireAfterMs(),
+                job.payload(),
+                job.attributes(),
+                job.lastError(),
+                job.ownerNode(),
+                job.version(),
+                job.createdAt(),
+                job.updatedAt());
     }
 
     /** Exactly one of fireAt / delayMs when {@code required}; at most one otherwise (null: unchanged). */
@@ -310,18 +336,7 @@ public final class JobManager {
             throw HourglassException.conflict("attempt " + report.getAttempt() + " is not the current attempt of job "
                     + id + " (" + job.state() + ", attempt " + job.attempts() + ")");
         }
-        long now = clock.millis();
-        AttemptOutcome outcome = toOutcome(report.getStatus());
-        NextStep next = RetryPolicy.next(
-                job.budget(),
-                outcome,
-                report.getRetryAfterMs(),
-                catalog.find(job.app(), job.service())
-                        .map(ServiceDefinition::backoff)
-                        .orElse(dev.hourglass.node.job.Backoff.DEFAULT),
-                now);
-        engine.recordNow(new AttemptResult(
-                id, job.attempts(), outcome, report.getMessage(), now, next, job.shard(), job.serviceKey()));
+        engine.report(job, toOutcome(report.getStatus()), report.getRetryAfterMs(), report.getMessage());
         return get(caller, id);
     }
 

@@ -28,6 +28,7 @@ public final class FiringMetrics implements FiringListener {
     private final Timer writes;
     private final DistributionSummary claimSize;
     private final Map<AttemptOutcome, Counter> outcomes = new EnumMap<>(AttemptOutcome.class);
+    private final Counter quarantined;
 
     public FiringMetrics(MeterRegistry registry) {
         this.lateness = DistributionSummary.builder("hourglass.fire.lateness")
@@ -47,6 +48,9 @@ public final class FiringMetrics implements FiringListener {
                 .register(registry);
         this.claimSize = DistributionSummary.builder("hourglass.claim.jobs")
                 .description("jobs per claim")
+                .register(registry);
+        this.quarantined = Counter.builder("hourglass.results.quarantined")
+                .description("attempt results the database refused; their jobs ended FAILED in place")
                 .register(registry);
         for (AttemptOutcome o : AttemptOutcome.values()) {
             outcomes.put(
@@ -68,6 +72,11 @@ public final class FiringMetrics implements FiringListener {
     @Override
     public void ended(AttemptResult result) {
         outcomes.get(result.outcome()).increment();
+    }
+
+    @Override
+    public void quarantined(AttemptResult result) {
+        quarantined.increment();
     }
 
     @Override

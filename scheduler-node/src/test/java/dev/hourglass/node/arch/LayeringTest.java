@@ -30,10 +30,16 @@ class LayeringTest {
                         "dev.hourglass.node.dispatch..",
                         "dev.hourglass.node.boot..",
                         "dev.hourglass.node.firing..",
+                        "dev.hourglass.node.cluster..",
+                        "dev.hourglass.node.dubbo..",
                         "java.sql..",
                         "java.net..",
                         "java.io..",
                         "org.apache.ibatis..",
+                        "org.apache.curator..",
+                        "org.apache.zookeeper..",
+                        "org.apache.kafka..",
+                        "org.apache.dubbo..",
                         "io.javalin..",
                         "com.fasterxml..",
                         "org.slf4j..")
@@ -51,6 +57,29 @@ class LayeringTest {
                 .callMethod(System.class, "nanoTime")
                 .orShould()
                 .callMethod(java.time.Instant.class, "now")
+                .check(NODE);
+    }
+
+    /** The firing engine talks to the world through its ports: no store, broker or coordinator. */
+    @Test
+    void theEngineKnowsItsPortsNotTheirAdapters() {
+        noClasses()
+                .that()
+                .resideInAnyPackage("dev.hourglass.node.firing..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "dev.hourglass.node.store..",
+                        "dev.hourglass.node.api..",
+                        "dev.hourglass.node.dispatch.http..",
+                        "dev.hourglass.node.dispatch.kafka..",
+                        "dev.hourglass.node.dispatch.dubbo..",
+                        "dev.hourglass.node.cluster..",
+                        "org.apache.ibatis..",
+                        "org.apache.curator..",
+                        "org.apache.zookeeper..",
+                        "org.apache.kafka..",
+                        "org.apache.dubbo..")
                 .check(NODE);
     }
 

@@ -29,8 +29,20 @@ class CoordinatorIT {
     }
 
     private CuratorCoordinator coordinator(String zk, String id, ShardOwnership ownership) throws Exception {
+        return coordinator(zk, id, ownership, CuratorCoordinator.Listeners.NONE);
+    }
+
+    private CuratorCoordinator coordinator(
+            String zk, String id, ShardOwnership ownership, CuratorCoordinator.Listeners listeners) throws Exception {
         CuratorCoordinator c = new CuratorCoordinator(
-                zk, "/hg-coordinator", 4_000, id, 16, ownership, () -> new Member(id, null, "test", 0, 0, 0, null));
+                zk,
+                "/hg-coordinator",
+                4_000,
+                id,
+                16,
+                ownership,
+                () -> new Member(id, null, "test", 0, 0, 0, null),
+                listeners);
         c.start();
         closeLast.add(c);
         return c;
@@ -71,6 +83,52 @@ class CoordinatorIT {
                 .as("still balanced after the old session's timeout")
                 .isTrue();
         assertThat(ca.members()).extracting(Member::id).containsExactly("a", "b");
+    }
+
+    /**
+     * Job ids carry a worker id; it used to be the node id's hash mod 1024, so nodes whose ids hash
+     * alike made the same ids. Leased through ZooKeeper, it is unique among the live nodes, also
+     * after a session loss took a node's lease away.
+     */
+    @Test
+    void workerIdsAreUniqueAmongLiveNodesEvenWhenTheirIdsHashAlike() throws Exception {
+        TestingServer zk = new TestingServer(true);
+        closeLast.add(zk);
+        // "Aa" and "BB" have the same String hash, and so have these four ids
+        List<String> ids = List.of("node-AaAa", "node-AaBB", "node-BBAa", "node-BBBB");
+        assertThat(ids.stream().map(id -> Math.floorMod(id.hashCode(), 1024)).distinct())
+                .hasSize(1);
+        java.util.Map<String, List<Integer>> leased = new java.util.concurrent.ConcurrentHashMap<>();
+        List<CuratorCoordinator> coordinators = new java.util.ArrayList<>();
+        for (String id : ids) {
+            leased.put(id, new CopyOnWriteArrayList<>());
+            coordinators.add(coordinator(
+                    zk.getConnectString(),
+                    id,
+                    new ShardOwnership(List.of()),
+                    new CuratorCoordinator.Listeners(
+                            n -> {}, w -> leased.get(id).add(w))));
+        }
+        assertThat(current(leased).values()).doesNotHaveDuplicates().hasSize(4);
+
+        // a session loss ends the lease with the session: the node takes one again, still unique
+        CuratorCoordinator lost = coordinators.get(0);
+        long oldSession = lost.client().getZookeeperClient().getZooKeeper().getSessionId();
+        lost.client().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+        await().atMost(Duration.ofSeconds(15)).until(() -> {
+            long session = lost.client().getZookeeperClient().getZooKeeper().getSessionId();
+            org.apache.zookeeper.data.Stat lease = lost.client()
+                    .checkExists()
+                    .forPath("/hg-coordinator/workers/" + current(leased).get(ids.get(0)));
+            return session != oldSession && lease != null && lease.getEphemeralOwner() == session;
+        });
+        assertThat(current(leased).values()).doesNotHaveDuplicates().hasSize(4);
+    }
+
+    private static java.util.Map<String, Integer> current(java.util.Map<String, List<Integer>> leased) {
+        java.util.Map<String, Integer> now = new java.util.HashMap<>();
+        leased.forEach((id, history) -> now.put(id, history.get(history.size() - 1)));
+        return now;
     }
 
     @Test

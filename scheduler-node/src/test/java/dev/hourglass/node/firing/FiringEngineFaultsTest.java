@@ -12,18 +12,12 @@ import dev.hourglass.node.catalog.ServiceRepository;
 import dev.hourglass.node.dispatch.DeliveryResult;
 import dev.hourglass.node.job.AttemptOutcome;
 import dev.hourglass.node.job.Backoff;
-import dev.hourglass.node.job.Job;
 import dev.hourglass.node.shard.ShardOwnership;
-import dev.hourglass.node.timeindex.IndexEntry;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -52,121 +46,6 @@ class FiringEngineFaultsTest {
             null,
             0,
             0);
-
-    /** A store of whole jobs: claims flip DELAYED to RUNNING, results are kept. */
-    static final class JobStore implements AttemptStore {
-        final Map<Long, Job> jobs = new ConcurrentHashMap<>();
-        final List<AttemptResult> results = new CopyOnWriteArrayList<>();
-
-        void add(long id, long fireAt) {
-            jobs.put(
-                    id,
-                    new Job(
-                            id,
-                            "app",
-                            "svc",
-                            null,
-                            0,
-                            JobState.DELAYED,
-                            fireAt,
-                            fireAt,
-                            null,
-                            0,
-                            0,
-                            5,
-                            5_000,
-                            null,
-                            "{}",
-                            Map.of(),
-                            null,
-                            null,
-                            0,
-                            fireAt,
-                            fireAt));
-        }
-
-        @Override
-        public synchronized Claim claim(Collection<Long> ids, String node, long now, long horizon) {
-            List<Job> claimed = new ArrayList<>();
-            for (long id : ids) {
-                Job j = jobs.get(id);
-                if (j != null && j.state() == JobState.DELAYED && j.dueAt() <= horizon) {
-                    Job running = new Job(
-                            j.id(),
-                            j.app(),
-                            j.service(),
-                            null,
-                            0,
-                            JobState.RUNNING,
-                            j.fireAt(),
-                            Math.max(j.fireAt(), now) + j.timeoutMs(),
-                            null,
-                            j.attempts() + 1,
-                            0,
-                            5,
-                            j.timeoutMs(),
-                            null,
-                            j.payload(),
-                            Map.of(),
-                            null,
-                            node,
-                            j.version() + 1,
-                            j.createdAt(),
-                            now);
-                    jobs.put(id, running);
-                    claimed.add(running);
-                }
-            }
-            return new Claim(claimed, List.of());
-        }
-
-        @Override
-        public synchronized void record(List<AttemptResult> written, long now) {
-            for (AttemptResult r : written) {
-                results.add(r);
-                Job j = jobs.get(r.jobId());
-                boolean retry = !r.next().isFinal();
-                jobs.put(
-                        r.jobId(),
-                        new Job(
-                                j.id(),
-                                j.app(),
-                                j.service(),
-                                null,
-                                0,
-                                retry ? JobState.DELAYED : JobState.FINISHED,
-                                retry ? r.next().retryAt() : j.fireAt(),
-                                retry ? r.next().retryAt() : j.dueAt(),
-                                null,
-                                j.attempts(),
-                                0,
-                                5,
-                                j.timeoutMs(),
-                                null,
-                                j.payload(),
-                                Map.of(),
-                                r.message(),
-                                null,
-                                j.version() + 1,
-                                j.createdAt(),
-                                now));
-            }
-        }
-
-        @Override
-        public List<IndexEntry> loadDue(Collection<Integer> shards, long from, long to, int limit) {
-            return jobs.values().stream()
-                    .filter(j -> j.state() == JobState.DELAYED && j.dueAt() >= from && j.dueAt() < to)
-                    .map(j -> new IndexEntry(j.id(), j.dueAt(), j.serviceKey(), j.shard()))
-                    .limit(limit)
-                    .toList();
-        }
-
-        @Override
-        public List<Job> findTimedOut(Collection<Integer> shards, long now, int limit) {
-            return List.of();
-        }
-    }
 
     @Test
     void anAttemptWhoseServiceCannotBeReadEndsAsAnErrorAndIsRetried() {
@@ -197,21 +76,22 @@ class FiringEngineFaultsTest {
             }
         };
         List<Long> delivered = new CopyOnWriteArrayList<>();
-        JobStore store = new JobStore();
+        FakeJobStore store = new FakeJobStore();
         long now = System.currentTimeMillis();
-        store.add(1, now + 200);
+        store.add(1, now + 200, 0);
         FiringEngine engine = new FiringEngine(
-                store,
-                new ServiceCatalog(services),
-                delivery -> {
-                    delivered.add(delivery.job().id());
-                    return CompletableFuture.completedFuture(DeliveryResult.success(null));
-                },
+                new FiringEngine.Ports(
+                        store,
+                        new ServiceCatalog(services),
+                        delivery -> {
+                            delivered.add(delivery.job().id());
+                            return CompletableFuture.completedFuture(DeliveryResult.success(null));
+                        },
+                        FiringListener.NONE),
                 new ShardOwnership(List.of(0)),
+                ClusterContext.alone("n1"),
                 Clock.systemUTC(),
-                new EngineSettings(60_000, 50, 100, 100, 1_000, 10, 1, 10, 0), // one claim thread
-                "n1",
-                FiringListener.NONE);
+                new EngineSettings(60_000, 50, 100, 100, 1_000, 10, 1, 10, 0)); // one claim thread
         engine.start();
         try {
             await().atMost(Duration.ofSeconds(10))

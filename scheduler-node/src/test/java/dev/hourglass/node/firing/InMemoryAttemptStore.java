@@ -29,19 +29,36 @@ final class InMemoryAttemptStore implements AttemptStore {
     }
 
     @Override
-    public List<IndexEntry> loadDue(Collection<Integer> shards, long from, long to, int limit) {
+    public void quarantine(AttemptResult result, String error, long now) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public List<IndexEntry> loadDue(DuePage page) {
         loads++;
         List<IndexEntry> out = new ArrayList<>();
-        delayed.values().stream()
-                .filter(e -> shards.contains(e.shard()) && e.dueAt() >= from && e.dueAt() < to)
+        page.after().forEach((shard, cursor) -> delayed.values().stream()
+                .filter(e -> e.shard() == shard && e.dueAt() < page.before())
+                .filter(e -> new DuePage.Cursor(e.dueAt(), e.jobId()).compareTo(cursor) > 0)
+                .filter(e -> !page.skipServices().contains(e.serviceKey()))
                 .sorted(Comparator.comparingLong(IndexEntry::dueAt).thenComparingLong(IndexEntry::jobId))
-                .limit(limit)
-                .forEach(out::add);
+                .limit(page.limitPerShard())
+                .forEach(out::add));
         return out;
     }
 
     @Override
-    public List<Job> findTimedOut(Collection<Integer> shards, long now, int limit) {
+    public List<Job> findStale(Collection<Integer> shards, long now, Orphans orphans, int limit) {
         return List.of();
+    }
+
+    @Override
+    public Map<Long, Integer> runningAttempts(Collection<Long> jobIds, String node) {
+        return Map.of();
+    }
+
+    @Override
+    public int unclaim(Collection<ClaimedAttempt> attempts, String node, long now) {
+        return 0;
     }
 }

@@ -124,7 +124,7 @@ class WindowLoaderTest {
         loader.extend();
         assertThat(index.contains(1)).isFalse();
         shards.replace(List.of(3));
-        loader.resetWatermark();
+        loader.shardsChanged(List.of(3));
         loader.extend();
         assertThat(index.contains(1)).isTrue();
     }

@@ -8,6 +8,8 @@ import dev.hourglass.node.catalog.Protocol;
 import dev.hourglass.node.catalog.ServiceDefinition;
 import dev.hourglass.node.firing.AttemptResult;
 import dev.hourglass.node.firing.AttemptStore;
+import dev.hourglass.node.firing.DuePage;
+import dev.hourglass.node.firing.DuePage.Cursor;
 import dev.hourglass.node.job.AttemptOutcome;
 import dev.hourglass.node.job.Backoff;
 import dev.hourglass.node.job.Execution;
@@ -22,6 +24,7 @@ import dev.hourglass.node.store.mybatis.MyBatisAttemptStore;
 import dev.hourglass.node.store.mybatis.MyBatisJobMutations;
 import dev.hourglass.node.store.mybatis.MyBatisJobRepository;
 import dev.hourglass.node.store.mybatis.MyBatisServiceRepository;
+import dev.hourglass.node.store.mybatis.SqlFailures;
 import dev.hourglass.node.timeindex.IndexEntry;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -68,9 +71,9 @@ public abstract class StorageContract {
     @BeforeAll
     void openDatabase() {
         db = open();
-        jobs = new MyBatisJobRepository(db.sessions());
+        jobs = new MyBatisJobRepository(db.sessions(), new SqlFailures());
         mutations = new MyBatisJobMutations(db.sessions(), "n1");
-        attempts = new MyBatisAttemptStore(db.sessions(), "n1");
+        attempts = new MyBatisAttemptStore(db.sessions(), "n1", new SqlFailures());
         services = new MyBatisServiceRepository(db.sessions());
         apps = new MyBatisAppRepository(db.sessions());
         app = "app" + System.nanoTime() % 1_000_000;
@@ -210,7 +213,7 @@ public abstract class StorageContract {
                 List<Long> shuffled = new ArrayList<>(ids);
                 Collections.shuffle(shuffled);
                 claimers.add(() -> {
-                    MyBatisAttemptStore store = new MyBatisAttemptStore(db.sessions(), node);
+                    MyBatisAttemptStore store = new MyBatisAttemptStore(db.sessions(), node, new SqlFailures());
                     List<Long> won = new ArrayList<>();
                     for (int i = 0; i < shuffled.size(); i += 20) {
                         store.claim(shuffled.subList(i, i + 20), node, T0 + 1, T0 + 1)
@@ -254,6 +257,7 @@ public abstract class StorageContract {
                                 1,
                                 AttemptOutcome.RETRY,
                                 "HTTP 500",
+                                null,
                                 T0 + 50,
                                 NextStep.retryAt(T0 + 1_050),
                                 6,
@@ -262,6 +266,7 @@ public abstract class StorageContract {
                                 finished.id(),
                                 1,
                                 AttemptOutcome.SUCCESS,
+                                null,
                                 null,
                                 T0 + 60,
                                 NextStep.finished(),
@@ -277,7 +282,7 @@ public abstract class StorageContract {
         // a late result for attempt 1 of the retried job changes nothing now
         attempts.record(
                 List.of(new AttemptResult(
-                        retried.id(), 1, AttemptOutcome.SUCCESS, null, T0 + 70, NextStep.finished(), 6, "a/svc")),
+                        retried.id(), 1, AttemptOutcome.SUCCESS, null, null, T0 + 70, NextStep.finished(), 6, "a/svc")),
                 T0 + 70);
         assertThat(jobs.find(retried.id()).orElseThrow().state()).isEqualTo(JobState.DELAYED);
         assertThat(jobs.executions(retried.id()).get(0).outcome()).isEqualTo(AttemptOutcome.RETRY);
@@ -291,15 +296,19 @@ public abstract class StorageContract {
         Job c = job(T0 + 300, null, shard);
         Job other = job(T0 + 150, null, shard + 1);
         jobs.insertAll(List.of(c, a, b, other));
-        List<IndexEntry> loaded = attempts.loadDue(List.of(shard), T0 + 100, T0 + 300, 10);
+        List<IndexEntry> loaded = attempts.loadDue(page(shard, Cursor.before(T0 + 100, Long.MIN_VALUE), T0 + 300, 10));
         assertThat(loaded).extracting(IndexEntry::jobId).containsExactly(a.id(), b.id());
         assertThat(loaded.get(0).serviceKey()).isEqualTo(app + "/svc");
-        assertThat(attempts.loadDue(List.of(shard), T0, T0 + 1_000, 1)).hasSize(1);
+        assertThat(attempts.loadDue(page(shard, Cursor.START, T0 + 1_000, 1))).hasSize(1);
         attempts.claim(List.of(a.id()), "n1", T0 + 100, T0 + 100);
-        assertThat(attempts.findTimedOut(List.of(shard), T0 + 100 + 999, 10)).isEmpty();
-        assertThat(attempts.findTimedOut(List.of(shard), T0 + 100 + 1_000, 10))
+        assertThat(attempts.findStale(List.of(shard), T0 + 100 + 999, null, 10)).isEmpty();
+        assertThat(attempts.findStale(List.of(shard), T0 + 100 + 1_000, null, 10))
                 .extracting(Job::id)
                 .containsExactly(a.id());
+    }
+
+    private static DuePage page(int shard, Cursor after, long before, int limit) {
+        return new DuePage(Map.of(shard, after), before, limit, Set.of());
     }
 
     @Test
@@ -339,7 +348,7 @@ public abstract class StorageContract {
         assertThat(mutations.cancel(j.id(), null, T0 + 1).orElseThrow().state()).isEqualTo(JobState.CANCELED);
         attempts.record(
                 List.of(new AttemptResult(
-                        j.id(), 1, AttemptOutcome.SUCCESS, null, T0 + 2, NextStep.finished(), 10, "x")),
+                        j.id(), 1, AttemptOutcome.SUCCESS, null, null, T0 + 2, NextStep.finished(), 10, "x")),
                 T0 + 2);
         assertThat(jobs.find(j.id()).orElseThrow().state()).isEqualTo(JobState.CANCELED);
         assertThat(jobs.executions(j.id()).get(0).outcome())

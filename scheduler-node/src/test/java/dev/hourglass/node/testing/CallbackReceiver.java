@@ -41,9 +41,11 @@ public final class CallbackReceiver implements AutoCloseable {
     private final AtomicInteger maxConcurrent = new AtomicInteger();
     private volatile Function<Received, Reply> responder = r -> Reply.ok();
 
+    private final java.util.concurrent.ExecutorService handlers = Executors.newFixedThreadPool(64);
+
     public CallbackReceiver() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 1024);
-        server.setExecutor(Executors.newFixedThreadPool(64));
+        server.setExecutor(handlers);
         server.createContext("/", this::handle);
         server.start();
     }
@@ -134,5 +136,6 @@ public final class CallbackReceiver implements AutoCloseable {
     @Override
     public void close() {
         server.stop(0);
+        handlers.shutdownNow(); // also ends replies still waiting out a delay
     }
 }

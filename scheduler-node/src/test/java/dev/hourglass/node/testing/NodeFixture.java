@@ -21,7 +21,15 @@ public final class NodeFixture implements AutoCloseable {
     public ApiClient app;
     public String appToken;
 
+    private final java.util.function.Consumer<NodeConfig> tuning;
+
     public NodeFixture() throws IOException {
+        this(c -> {});
+    }
+
+    /** A fixture whose node configuration {@code tuning} adjusts before the node starts. */
+    public NodeFixture(java.util.function.Consumer<NodeConfig> tuning) throws IOException {
+        this.tuning = tuning;
         this.jdbcUrl = EmbeddedMariaDb.newDatabase();
         this.receiver = new CallbackReceiver();
         startNode();
@@ -34,7 +42,9 @@ public final class NodeFixture implements AutoCloseable {
     }
 
     public NodeConfig config() {
-        return TestNodes.config(jdbcUrl);
+        NodeConfig c = TestNodes.config(jdbcUrl);
+        tuning.accept(c);
+        return c;
     }
 
     public void startNode() {

@@ -10,6 +10,14 @@ public interface JobMapper {
 
     int insertAll(@Param("rows") List<JobRow> rows);
 
+    int reserveBizKeys(@Param("keys") List<BizKeyRow> keys);
+
+    List<BizKeyRow> bizKeyOwners(@Param("app") String app, @Param("keys") Collection<String> keys);
+
+    List<JobRow> findLiveByIds(@Param("ids") IdList ids);
+
+    List<JobRow> findFinalByIds(@Param("ids") IdList ids);
+
     JobRow findLive(@Param("id") long id);
 
     JobRow findFinal(@Param("id") long id);
@@ -73,14 +81,18 @@ public interface JobMapper {
     int closeExecution(
             @Param("jobId") long jobId,
             @Param("attempt") int attempt,
+            @Param("firedAt") Long firedAt,
             @Param("finishedAt") long finishedAt,
             @Param("outcome") String outcome,
             @Param("message") String message);
+
+    int markSent(@Param("jobId") long jobId, @Param("attempt") int attempt, @Param("firedAt") long firedAt);
 
     int retryLater(
             @Param("jobId") long jobId,
             @Param("attempt") int attempt,
             @Param("retryAt") long retryAt,
+            @Param("extend") int extendBudget,
             @Param("message") String message,
             @Param("now") long now);
 
@@ -93,13 +105,36 @@ public interface JobMapper {
             @Param("now") long now);
 
     List<DueRow> loadDue(
-            @Param("shards") Collection<Integer> shards,
-            @Param("from") long from,
-            @Param("to") long to,
-            @Param("limit") int limit);
+            @Param("cursors") List<ShardCursor> cursors,
+            @Param("before") long before,
+            @Param("limit") int limitPerShard,
+            @Param("skip") List<ServiceName> skip);
 
     List<JobRow> findTimedOut(
             @Param("shards") Collection<Integer> shards, @Param("now") long now, @Param("limit") int limit);
+
+    List<JobRow> findOrphaned(
+            @Param("shards") Collection<Integer> shards,
+            @Param("live") Collection<String> liveNodes,
+            @Param("self") String self,
+            @Param("startedAt") long selfStartedAt,
+            @Param("limit") int limit);
+
+    List<AttemptRow> runningAttempts(@Param("ids") IdList ids, @Param("node") String node);
+
+    int unclaim(
+            @Param("jobId") long jobId,
+            @Param("attempt") int attempt,
+            @Param("node") String node,
+            @Param("now") long now);
+
+    int deleteOpenExecution(@Param("jobId") long jobId, @Param("attempt") int attempt);
+
+    int failInPlace(
+            @Param("jobId") long jobId,
+            @Param("attempt") int attempt,
+            @Param("message") String message,
+            @Param("now") long now);
 
     List<CountRow> countLive(@Param("app") String app);
 }

@@ -20,7 +20,7 @@ public final class MyBatisAppRepository implements AppRepository {
             s.getMapper(AppMapper.class).insertApp(name, now);
             return true;
         } catch (RuntimeException e) {
-            if (Duplicates.isDuplicateKey(e)) {
+            if (SqlFailures.isDuplicateKey(e)) {
                 return false;
             }
             throw e;

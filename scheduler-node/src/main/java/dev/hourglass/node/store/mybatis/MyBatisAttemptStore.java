@@ -2,11 +2,18 @@ package dev.hourglass.node.store.mybatis;
 
 import dev.hourglass.node.firing.AttemptResult;
 import dev.hourglass.node.firing.AttemptStore;
+import dev.hourglass.node.firing.DuePage;
+import dev.hourglass.node.firing.PoisonResultException;
 import dev.hourglass.node.job.Job;
 import dev.hourglass.node.timeindex.IndexEntry;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.apache.ibatis.session.ExecutorType;
 import org.apache.ibatis.session.SqlSession;
 import org.apache.ibatis.session.SqlSessionFactory;
@@ -15,14 +22,21 @@ import org.apache.ibatis.session.SqlSessionFactory;
  * {@link AttemptStore} on MyBatis. The hot paths are batched: a claim is four set-based statements
  * for the whole batch (claim, read back, open the execution-log rows, expire), and results are one
  * JDBC batch per kind of change plus two set-based statements that move final jobs to the backlog.
+ *
+ * <p>Lock order: every transaction here touches job rows in ascending id order (claims by an
+ * ordered IN list, results sorted by id before they are written), so a claim and a result write
+ * that meet on the same rows wait for each other instead of deadlocking. A deadlock that still
+ * happens (InnoDB's secondary-index and insert locks follow their own order) is retried at once.
  */
 public final class MyBatisAttemptStore implements AttemptStore {
     private final SqlSessionFactory sessions;
     private final ClaimTokens tokens;
+    private final SqlFailures failures;
 
-    public MyBatisAttemptStore(SqlSessionFactory sessions, String nodeId) {
+    public MyBatisAttemptStore(SqlSessionFactory sessions, String nodeId, SqlFailures failures) {
         this.sessions = sessions;
         this.tokens = new ClaimTokens(nodeId);
+        this.failures = failures;
     }
 
     @Override
@@ -30,6 +44,11 @@ public final class MyBatisAttemptStore implements AttemptStore {
         if (jobIds.isEmpty()) {
             return new Claim(List.of(), List.of());
         }
+        List<Long> ordered = jobIds.stream().sorted().toList();
+        return failures.retryingDeadlocks(() -> claimOnce(ordered, node, now, horizon));
+    }
+
+    private Claim claimOnce(List<Long> jobIds, String node, long now, long horizon) {
         String token = tokens.next();
         try (SqlSession s = sessions.openSession(false)) {
             JobMapper m = s.getMapper(JobMapper.class);
@@ -43,7 +62,7 @@ public final class MyBatisAttemptStore implements AttemptStore {
             List<Long> expired = List.of();
             if (claimed.size() < jobIds.size()) {
                 // only what the claim did not win can have expired (or gone elsewhere)
-                java.util.Set<Long> won = new java.util.HashSet<>();
+                Set<Long> won = new HashSet<>();
                 claimed.forEach(j -> won.add(j.id()));
                 List<Long> rest =
                         jobIds.stream().filter(id -> !won.contains(id)).toList();
@@ -66,21 +85,52 @@ public final class MyBatisAttemptStore implements AttemptStore {
         if (results.isEmpty()) {
             return;
         }
+        List<AttemptResult> ordered = new ArrayList<>(results);
+        ordered.sort(Comparator.comparingLong(AttemptResult::jobId));
+        try {
+            failures.retryingDeadlocks(() -> {
+                recordOnce(ordered, now);
+                return null;
+            });
+        } catch (RuntimeException e) {
+            if (SqlFailures.isCausedByData(e)) {
+                throw new PoisonResultException("results refused by the database: " + e.getMessage(), e);
+            }
+            throw e;
+        }
+    }
+
+    private void recordOnce(List<AttemptResult> results, long now) {
         try (SqlSession s = sessions.openSession(ExecutorType.BATCH, false)) {
             JobMapper m = s.getMapper(JobMapper.class);
             for (AttemptResult r : results) {
-                m.closeExecution(
-                        r.jobId(), r.attempt(), r.finishedAt(), r.outcome().name(), JobRows.clip(r.message()));
+                if (r.isSentOnly()) {
+                    m.markSent(r.jobId(), r.attempt(), r.firedAt());
+                } else {
+                    m.closeExecution(
+                            r.jobId(),
+                            r.attempt(),
+                            r.firedAt(),
+                            r.finishedAt(),
+                            r.outcome().name(),
+                            JobRows.clip(r.message()));
+                }
+            }
+            for (AttemptResult r : results) {
+                if (!r.isSentOnly() && !r.next().isFinal()) {
+                    m.retryLater(
+                            r.jobId(),
+                            r.attempt(),
+                            r.next().retryAt(),
+                            r.next().extendsBudget() ? 1 : 0,
+                            JobRows.clip(r.message()),
+                            now);
+                }
             }
             List<Long> ended = new ArrayList<>();
             String token = tokens.next();
             for (AttemptResult r : results) {
-                if (!r.next().isFinal()) {
-                    m.retryLater(r.jobId(), r.attempt(), r.next().retryAt(), JobRows.clip(r.message()), now);
-                }
-            }
-            for (AttemptResult r : results) {
-                if (r.next().isFinal()) {
+                if (!r.isSentOnly() && r.next().isFinal()) {
                     m.endAttempt(
                             r.jobId(), r.attempt(), r.next().state().name(), JobRows.clip(r.message()), token, now);
                     ended.add(r.jobId());
@@ -96,26 +146,108 @@ public final class MyBatisAttemptStore implements AttemptStore {
     }
 
     @Override
-    public List<IndexEntry> loadDue(Collection<Integer> shards, long from, long to, int limit) {
-        if (shards.isEmpty() || limit <= 0) {
+    public void quarantine(AttemptResult result, String error, long now) {
+        String message = JobRows.clip("result could not be written: " + error);
+        AttemptResult failed = new AttemptResult(
+                result.jobId(),
+                result.attempt(),
+                dev.hourglass.node.job.AttemptOutcome.ERROR,
+                message,
+                result.firedAt(),
+                result.finishedAt(),
+                dev.hourglass.node.job.NextStep.failed(),
+                result.shard(),
+                result.serviceKey());
+        try {
+            recordOnce(List.of(failed), now); // FAILED in the backlog, if the backlog takes it
+            return;
+        } catch (RuntimeException e) {
+            if (!SqlFailures.isCausedByData(e)) {
+                throw e;
+            }
+        }
+        try (SqlSession s = sessions.openSession(false)) {
+            JobMapper m = s.getMapper(JobMapper.class);
+            m.closeExecution(result.jobId(), result.attempt(), result.firedAt(), result.finishedAt(), "ERROR", message);
+            m.failInPlace(result.jobId(), result.attempt(), message, now);
+            s.commit();
+        }
+    }
+
+    @Override
+    public List<IndexEntry> loadDue(DuePage page) {
+        if (page.after().isEmpty() || page.limitPerShard() <= 0) {
             return List.of();
         }
+        List<ShardCursor> cursors = new ArrayList<>(page.after().size());
+        page.after().forEach((shard, c) -> cursors.add(new ShardCursor(shard, c.dueAt(), c.jobId())));
+        cursors.sort(Comparator.comparingInt(ShardCursor::shard));
+        List<ServiceName> skip =
+                page.skipServices().stream().map(ServiceName::ofKey).toList();
         try (SqlSession s = sessions.openSession(true)) {
-            return s.getMapper(JobMapper.class).loadDue(shards, from, to, limit).stream()
+            return s.getMapper(JobMapper.class).loadDue(cursors, page.before(), page.limitPerShard(), skip).stream()
                     .map(r -> new IndexEntry(r.id, r.dueAt, Job.serviceKey(r.app, r.service), r.shard))
                     .toList();
         }
     }
 
     @Override
-    public List<Job> findTimedOut(Collection<Integer> shards, long now, int limit) {
+    public List<Job> findStale(Collection<Integer> shards, long now, Orphans orphans, int limit) {
         if (shards.isEmpty()) {
             return List.of();
         }
         try (SqlSession s = sessions.openSession(true)) {
-            return s.getMapper(JobMapper.class).findTimedOut(shards, now, limit).stream()
-                    .map(JobRows::toJob)
-                    .toList();
+            JobMapper m = s.getMapper(JobMapper.class);
+            Map<Long, Job> stale = new HashMap<>();
+            m.findTimedOut(shards, now, limit).forEach(r -> stale.put(r.id, JobRows.toJob(r)));
+            if (orphans != null && stale.size() < limit) {
+                m.findOrphaned(
+                                shards,
+                                orphans.liveNodes(),
+                                orphans.self(),
+                                orphans.selfStartedAt(),
+                                limit - stale.size())
+                        .forEach(r -> stale.putIfAbsent(r.id, JobRows.toJob(r)));
+            }
+            return List.copyOf(stale.values());
         }
+    }
+
+    @Override
+    public Map<Long, Integer> runningAttempts(Collection<Long> jobIds, String node) {
+        if (jobIds.isEmpty()) {
+            return Map.of();
+        }
+        try (SqlSession s = sessions.openSession(true)) {
+            Map<Long, Integer> running = new HashMap<>();
+            s.getMapper(JobMapper.class)
+                    .runningAttempts(IdList.of(jobIds), node)
+                    .forEach(r -> running.put(r.jobId, r.attempt));
+            return running;
+        }
+    }
+
+    @Override
+    public int unclaim(Collection<ClaimedAttempt> attempts, String node, long now) {
+        if (attempts.isEmpty()) {
+            return 0;
+        }
+        List<ClaimedAttempt> ordered = attempts.stream()
+                .sorted(Comparator.comparingLong(ClaimedAttempt::jobId))
+                .toList();
+        return failures.retryingDeadlocks(() -> {
+            try (SqlSession s = sessions.openSession(false)) {
+                JobMapper m = s.getMapper(JobMapper.class);
+                int given = 0;
+                for (ClaimedAttempt a : ordered) {
+                    if (m.unclaim(a.jobId(), a.attempt(), node, now) == 1) {
+                        m.deleteOpenExecution(a.jobId(), a.attempt());
+                        given++;
+                    }
+                }
+                s.commit();
+                return given;
+            }
+        });
     }
 }

@@ -7,112 +7,140 @@ import dev.hourglass.node.job.JobQuery;
 import dev.hourglass.node.job.JobRepository;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 import org.apache.ibatis.session.SqlSession;
 import org.apache.ibatis.session.SqlSessionFactory;
 
 /**
  * {@link JobRepository} on MyBatis. A bizKey is unique per app across live and final jobs: the
- * live table's unique key settles races between concurrent submits, and the backlog is checked
- * first so a finished job's key is not reused.
+ * submit takes the key in the registry table {@code hg_biz_key} in the same transaction as the
+ * job's insert, so of two concurrent submits with one key exactly one creates a job (the other
+ * waits on the key's row lock, then finds the winner), and a key stays its job's after the job has
+ * moved to the backlog.
+ *
+ * <p>A batch is one transaction: either every new job of it is committed, or none (a failure
+ * answers an error for the whole call, and a retry of it creates nothing twice).
  */
 public final class MyBatisJobRepository implements JobRepository {
-    private final SqlSessionFactory sessions;
+    private static final int TRIES_WITH_FRESH_IDS = 3;
 
-    public MyBatisJobRepository(SqlSessionFactory sessions) {
+    private final SqlSessionFactory sessions;
+    private final SqlFailures failures;
+
+    public MyBatisJobRepository(SqlSessionFactory sessions, SqlFailures failures) {
         this.sessions = sessions;
+        this.failures = failures;
     }
 
     @Override
     public Inserted insert(Job job) {
-        if (job.bizKey() != null) {
-            Optional<Job> existing = findByBizKey(job.app(), job.bizKey());
-            if (existing.isPresent()) {
-                return new Inserted(existing.get(), false);
-            }
-        }
-        try (SqlSession s = sessions.openSession(true)) {
-            s.getMapper(JobMapper.class).insert(JobRows.toRow(job));
-            return new Inserted(job, true);
-        } catch (RuntimeException e) {
-            if (job.bizKey() != null && Duplicates.isDuplicateKey(e)) {
-                // a concurrent submit with the same bizKey won the unique key
-                Optional<Job> winner = findByBizKey(job.app(), job.bizKey());
-                if (winner.isPresent()) {
-                    return new Inserted(winner.get(), false);
-                }
-            }
-            throw e;
-        }
+        return insertAll(List.of(job), null).get(0);
     }
 
     @Override
     public List<Inserted> insertAll(List<Job> jobs) {
+        return insertAll(jobs, null);
+    }
+
+    @Override
+    public List<Inserted> insertAll(List<Job> jobs, UnaryOperator<Job> freshId) {
         if (jobs.isEmpty()) {
             return List.of();
         }
-        Map<String, Job> known = existingByBizKey(jobs);
-        List<Inserted> answers = new ArrayList<>(jobs.size());
-        List<JobRow> rows = new ArrayList<>(jobs.size());
-        for (Job job : jobs) {
-            String key = job.bizKey() == null ? null : job.app() + '\n' + job.bizKey();
-            Job earlier = key == null ? null : known.get(key);
-            if (earlier != null) {
-                answers.add(new Inserted(earlier, false));
-            } else {
-                if (key != null) {
-                    known.put(key, job); // the same key twice in one batch: the first one wins
+        List<Job> batch = new ArrayList<>(jobs);
+        for (int tries = 1; ; tries++) {
+            try {
+                return failures.retryingDeadlocks(() -> insertOnce(batch));
+            } catch (RuntimeException e) {
+                if (freshId == null || tries >= TRIES_WITH_FRESH_IDS || !isPrimaryKeyClash(e)) {
+                    throw e;
                 }
-                answers.add(new Inserted(job, true));
-                rows.add(JobRows.toRow(job));
+                // an id in use already (a worker id reused by a node whose clock stepped back):
+                // nothing was written; the same jobs again under fresh ids
+                batch.replaceAll(freshId);
             }
         }
-        if (rows.isEmpty()) {
-            return answers;
-        }
-        try (SqlSession s = sessions.openSession(true)) {
-            s.getMapper(JobMapper.class).insertAll(rows);
-            return answers;
-        } catch (RuntimeException e) {
-            if (!Duplicates.isDuplicateKey(e)) {
-                throw e;
-            }
-        }
-        // a concurrent submit took one of the keys: the multi-row insert wrote nothing; go one by one
-        List<Inserted> slow = new ArrayList<>(jobs.size());
-        for (Job job : jobs) {
-            slow.add(insert(job));
-        }
-        return slow;
     }
 
-    private Map<String, Job> existingByBizKey(List<Job> jobs) {
-        Map<String, Set<String>> keysByApp = new HashMap<>();
+    private static boolean isPrimaryKeyClash(RuntimeException e) {
+        return SqlFailures.isDuplicateKey(e)
+                && String.valueOf(e.getMessage()).toUpperCase(Locale.ROOT).contains("PRIMARY");
+    }
+
+    private List<Inserted> insertOnce(List<Job> jobs) {
+        try (SqlSession s = sessions.openSession(false)) {
+            JobMapper m = s.getMapper(JobMapper.class);
+            Map<String, Long> holders = reserveBizKeys(m, jobs);
+            Map<Long, Job> byId = new HashMap<>();
+            jobs.forEach(j -> byId.put(j.id(), j));
+            Set<Long> earlier = new HashSet<>();
+            holders.values().stream().filter(id -> !byId.containsKey(id)).forEach(earlier::add);
+            Map<Long, Job> existing = readByIds(m, earlier);
+            List<Inserted> answers = new ArrayList<>(jobs.size());
+            List<JobRow> rows = new ArrayList<>(jobs.size());
+            for (Job job : jobs) {
+                Long holder = job.bizKey() == null ? null : holders.get(keyOf(job.app(), job.bizKey()));
+                if (holder == null || holder == job.id()) {
+                    answers.add(new Inserted(job, true));
+                    rows.add(JobRows.toRow(job));
+                } else {
+                    Job winner = byId.containsKey(holder) ? byId.get(holder) : existing.get(holder);
+                    if (winner == null) {
+                        throw new IllegalStateException("bizKey " + job.bizKey() + " of app " + job.app()
+                                + " is held by job " + holder + ", which does not exist");
+                    }
+                    answers.add(new Inserted(winner, false));
+                }
+            }
+            if (!rows.isEmpty()) {
+                m.insertAll(rows);
+            }
+            s.commit();
+            return answers;
+        }
+    }
+
+    /** Takes the keys of the batch (the first job of a key takes it); returns each key's holder. */
+    private static Map<String, Long> reserveBizKeys(JobMapper m, List<Job> jobs) {
+        TreeMap<String, BizKeyRow> wanted = new TreeMap<>();
         for (Job job : jobs) {
             if (job.bizKey() != null) {
-                keysByApp.computeIfAbsent(job.app(), a -> new LinkedHashSet<>()).add(job.bizKey());
+                wanted.putIfAbsent(keyOf(job.app(), job.bizKey()), new BizKeyRow(job.app(), job.bizKey(), job.id()));
             }
         }
-        Map<String, Job> known = new HashMap<>();
-        if (keysByApp.isEmpty()) {
-            return known;
+        Map<String, Long> holders = new HashMap<>();
+        if (wanted.isEmpty()) {
+            return holders;
         }
-        try (SqlSession s = sessions.openSession(true)) {
-            JobMapper m = s.getMapper(JobMapper.class);
-            keysByApp.forEach((app, keys) -> {
-                for (JobRow r : m.findFinalByBizKeys(app, keys)) {
-                    known.put(app + '\n' + r.bizKey, JobRows.toJob(r));
-                }
-                for (JobRow r : m.findLiveByBizKeys(app, keys)) {
-                    known.put(app + '\n' + r.bizKey, JobRows.toJob(r));
-                }
-            });
+        m.reserveBizKeys(new ArrayList<>(wanted.values()));
+        Map<String, List<String>> keysByApp = new HashMap<>();
+        wanted.values()
+                .forEach(k ->
+                        keysByApp.computeIfAbsent(k.app, a -> new ArrayList<>()).add(k.bizKey));
+        keysByApp.forEach(
+                (app, keys) -> m.bizKeyOwners(app, keys).forEach(r -> holders.put(keyOf(r.app, r.bizKey), r.jobId)));
+        return holders;
+    }
+
+    private static Map<Long, Job> readByIds(JobMapper m, Set<Long> ids) {
+        Map<Long, Job> found = new HashMap<>();
+        if (ids.isEmpty()) {
+            return found;
         }
-        return known;
+        m.findFinalByIds(IdList.of(ids)).forEach(r -> found.put(r.id, JobRows.toJob(r)));
+        m.findLiveByIds(IdList.of(ids)).forEach(r -> found.put(r.id, JobRows.toJob(r)));
+        return found;
+    }
+
+    private static String keyOf(String app, String bizKey) {
+        return app + '\n' + bizKey;
     }
 
     @Override

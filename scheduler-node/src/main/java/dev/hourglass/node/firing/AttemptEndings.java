@@ -1,0 +1,66 @@
+package dev.hourglass.node.firing;
+
+import dev.hourglass.node.catalog.ServiceDefinition;
+import dev.hourglass.node.dispatch.DeliveryResult;
+import dev.hourglass.node.job.AttemptOutcome;
+import dev.hourglass.node.job.Backoff;
+import dev.hourglass.node.job.Job;
+import dev.hourglass.node.job.NextStep;
+import dev.hourglass.node.job.RetryPolicy;
+import java.util.Optional;
+
+/**
+ * The result of an attempt, built the same way whichever path ends it: a delivery this node made,
+ * the timeout sweep, a node that left the cluster, or the consumer's report. Pure: the caller passes
+ * the time.
+ */
+public final class AttemptEndings {
+    private AttemptEndings() {}
+
+    /** A delivery this node made ended; {@code firedAt} is when it was sent. */
+    static AttemptResult delivered(
+            Job job, Optional<ServiceDefinition> service, DeliveryResult r, long firedAt, long now) {
+        Backoff backoff = service.map(ServiceDefinition::backoff).orElse(Backoff.DEFAULT);
+        NextStep next = r.reachedReceiver()
+                ? RetryPolicy.next(job.budget(), r.outcome(), r.retryAfterMs(), backoff, now)
+                : RetryPolicy.nextAfterUndelivered(job.budget(), backoff, now);
+        return result(job, r.outcome(), r.message(), firedAt, now, next);
+    }
+
+    /** A claimed attempt this node could not send (its service could not be read). */
+    static AttemptResult notSent(Job job, String why, long now) {
+        NextStep next = RetryPolicy.nextAfterUndelivered(job.budget(), Backoff.DEFAULT, now);
+        return result(job, AttemptOutcome.ERROR, why, null, now, next);
+    }
+
+    /** No result within the attempt's deadline. */
+    static AttemptResult timedOut(Job job, Backoff backoff, long now) {
+        NextStep next = RetryPolicy.next(job.budget(), AttemptOutcome.TIMEOUT, null, backoff, now);
+        return result(job, AttemptOutcome.TIMEOUT, "no result within " + job.timeoutMs() + " ms", null, now, next);
+    }
+
+    /** Its owner node left the cluster (or restarted) before the attempt had a result. */
+    static AttemptResult ownerLost(Job job, long now) {
+        NextStep next = RetryPolicy.nextAfterOwnerLost(job.budget(), now);
+        return result(
+                job,
+                AttemptOutcome.TIMEOUT,
+                "no result: node " + job.ownerNode() + " left before the attempt ended",
+                null,
+                now,
+                next);
+    }
+
+    /** The consumer reported the attempt's result (CONSUMER ack mode, or any asynchronous report). */
+    public static AttemptResult reported(
+            Job job, AttemptOutcome outcome, Long retryAfterMs, String message, Backoff backoff, long now) {
+        NextStep next = RetryPolicy.next(job.budget(), outcome, retryAfterMs, backoff, now);
+        return result(job, outcome, message, null, now, next);
+    }
+
+    private static AttemptResult result(
+            Job job, AttemptOutcome outcome, String message, Long firedAt, long now, NextStep next) {
+        return new AttemptResult(
+                job.id(), job.attempts(), outcome, message, firedAt, now, next, job.shard(), job.serviceKey());
+    }
+}

@@ -1,0 +1,108 @@
+package dev.hourglass.node.firing;
+
+import dev.hourglass.node.catalog.AckMode;
+import dev.hourglass.node.catalog.ServiceCatalog;
+import dev.hourglass.node.catalog.ServiceDefinition;
+import dev.hourglass.node.job.Backoff;
+import dev.hourglass.node.job.Job;
+import dev.hourglass.node.shard.ShardOwnership;
+import java.time.Clock;
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.BiPredicate;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * Ends the RUNNING attempts of the owned shards that nobody will answer for:
+ *
+ * <ul>
+ *   <li>past their deadline ({@code max(fireAt, claim) + timeoutMs}) and not being delivered by this
+ *       node: TIMEOUT, retried with backoff — this is also how any lost attempt is delivered again;
+ *   <li>owned by a node that is no longer in the cluster (killed: its session expired), or by this
+ *       node in an earlier life (restarted with the same id): the owner will never write their
+ *       result, so they are ended at once and retried now, instead of waiting out their timeout.
+ *       This is what bounds failover by the session timeout rather than the jobs' timeouts. Looked
+ *       for only for a while after something changed (a node left, this node gained shards or
+ *       started): the query reads every RUNNING job of the owned shards. CONSUMER-mode attempts are
+ *       left to their timeout: their result comes from the consumer, not from the node.
+ * </ul>
+ *
+ * Either result is conditional on the attempt being still RUNNING with its number, so a node that
+ * answers after all changes nothing twice.
+ */
+final class TimeoutSweep implements Runnable {
+    /** After a change, orphans are looked for during this long (the new owner may load late). */
+    static final long ORPHAN_WATCH_MS = 10_000;
+
+    private final AttemptStore store;
+    private final ServiceCatalog catalog;
+    private final ShardOwnership shards;
+    private final Clock clock;
+    private final Supplier<Set<String>> liveNodes;
+    private final String nodeId;
+    private final long startedAt;
+    private final BiPredicate<Long, Integer> deliveringHere;
+    private final Consumer<AttemptResult> results;
+    private final int limit;
+    private volatile long watchOrphansUntil;
+
+    TimeoutSweep(
+            AttemptStore store,
+            ServiceCatalog catalog,
+            ShardOwnership shards,
+            Clock clock,
+            ClusterContext cluster,
+            BiPredicate<Long, Integer> deliveringHere,
+            Consumer<AttemptResult> results,
+            int limit) {
+        this.store = store;
+        this.catalog = catalog;
+        this.shards = shards;
+        this.clock = clock;
+        this.liveNodes = cluster.liveNodes();
+        this.nodeId = cluster.nodeId();
+        this.startedAt = clock.millis();
+        this.deliveringHere = deliveringHere;
+        this.results = results;
+        this.limit = limit;
+        this.watchOrphansUntil = startedAt + ORPHAN_WATCH_MS;
+    }
+
+    /** A node left, or this node gained shards: look for orphaned attempts for a while. */
+    void watchOrphans() {
+        watchOrphansUntil = clock.millis() + ORPHAN_WATCH_MS;
+    }
+
+    @Override
+    public void run() {
+        long now = clock.millis();
+        Set<String> live = null;
+        if (now <= watchOrphansUntil) {
+            live = new HashSet<>(liveNodes.get());
+            live.add(nodeId);
+        }
+        AttemptStore.Orphans orphans = live == null ? null : new AttemptStore.Orphans(live, nodeId, startedAt);
+        for (Job job : store.findStale(shards.current(), now, orphans, limit)) {
+            if (deliveringHere.test(job.id(), job.attempts())) {
+                continue; // our own delivery is still under way and will report
+            }
+            Optional<ServiceDefinition> service = catalog.find(job.app(), job.service());
+            if (job.dueAt() <= now) {
+                Backoff backoff = service.map(ServiceDefinition::backoff).orElse(Backoff.DEFAULT);
+                results.accept(AttemptEndings.timedOut(job, backoff, now));
+            } else if (isOrphan(job, live)
+                    && service.map(s -> s.ackMode() == AckMode.AUTO).orElse(true)) {
+                results.accept(AttemptEndings.ownerLost(job, now));
+            }
+        }
+    }
+
+    private boolean isOrphan(Job job, Set<String> live) {
+        if (live == null || job.ownerNode() == null) {
+            return false;
+        }
+        return !live.contains(job.ownerNode()) || (job.ownerNode().equals(nodeId) && job.updatedAt() < startedAt);
+    }
+}

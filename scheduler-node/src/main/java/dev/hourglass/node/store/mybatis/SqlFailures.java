@@ -1,0 +1,68 @@
+package dev.hourglass.node.store.mybatis;
+
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * What a failed statement says, read through MyBatis' wrapping on every supported driver, and the
+ * one retry every transaction deserves: after a deadlock, InnoDB rolled the transaction back and
+ * running it again at once is the documented remedy (waiting would only add lateness).
+ */
+public final class SqlFailures {
+    private static final int RETRIES_AFTER_DEADLOCK = 3;
+    private final AtomicLong deadlocks = new AtomicLong();
+
+    /** Deadlocks seen so far (each one was retried): for the metrics. */
+    public long deadlocks() {
+        return deadlocks.get();
+    }
+
+    /** Runs a whole transaction, again at once after a deadlock (a few times at most). */
+    <T> T retryingDeadlocks(Supplier<T> transaction) {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return transaction.get();
+            } catch (RuntimeException e) {
+                if (!isDeadlock(e) || attempt >= RETRIES_AFTER_DEADLOCK) {
+                    throw e;
+                }
+                deadlocks.incrementAndGet();
+            }
+        }
+    }
+
+    /** SQLState 40001 (serialization failure) or MySQL/MariaDB error 1213 / H2's 40001. */
+    static boolean isDeadlock(Throwable t) {
+        SQLException sql = sqlCause(t);
+        return sql != null && ("40001".equals(sql.getSQLState()) || sql.getErrorCode() == 1213);
+    }
+
+    /** A unique-key violation (SQLState class 23). */
+    static boolean isDuplicateKey(Throwable t) {
+        SQLException sql = sqlCause(t);
+        return sql != null && sql.getSQLState() != null && sql.getSQLState().startsWith("23");
+    }
+
+    /**
+     * The data, not the database, failed: an integrity violation (class 23) or a data exception
+     * (class 22). Running the same statement again fails the same way.
+     */
+    static boolean isCausedByData(Throwable t) {
+        SQLException sql = sqlCause(t);
+        if (sql == null || sql instanceof SQLTransientConnectionException || sql.getSQLState() == null) {
+            return false;
+        }
+        return sql.getSQLState().startsWith("23") || sql.getSQLState().startsWith("22");
+    }
+
+    private static SQLException sqlCause(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof SQLException sql) {
+                return sql;
+            }
+        }
+        return null;
+    }
+}

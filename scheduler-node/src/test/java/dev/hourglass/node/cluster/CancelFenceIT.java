@@ -1,0 +1,167 @@
+package dev.hourglass.node.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.hourglass.node.boot.HourglassNode;
+import dev.hourglass.node.config.NodeConfig;
+import dev.hourglass.node.testing.ApiClient;
+import dev.hourglass.node.testing.CallbackReceiver;
+import dev.hourglass.node.testing.CallbackReceiver.Reply;
+import dev.hourglass.node.testing.EmbeddedMariaDb;
+import dev.hourglass.node.testing.TestNodes;
+import dev.hourglass.node.testing.ZooKeeperLeftovers;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A cancel answered 200 stops the attempt, whichever node it went through: also when the owner had
+ * already claimed the job ahead of its fire time (RUNNING for its last 100 ms), and when the claimed
+ * attempt waits at its service's gate behind a slow receiver. The owner checks, right before
+ * sending, that the attempt is still its current one.
+ */
+class CancelFenceIT {
+    TestingServer zookeeper;
+    CallbackReceiver receiver;
+    final List<HourglassNode> nodes = new ArrayList<>();
+    ApiClient viaA;
+    ApiClient viaB;
+
+    @BeforeEach
+    void start() throws Exception {
+        zookeeper = new TestingServer(true);
+        receiver = new CallbackReceiver();
+        String jdbcUrl = EmbeddedMariaDb.newDatabase();
+        String root = "/hg-cancel-" + System.nanoTime();
+        for (int i = 0; i < 2; i++) {
+            NodeConfig c = TestNodes.config(jdbcUrl);
+            c.cluster.zkConnect = zookeeper.getConnectString();
+            c.cluster.zkRoot = root;
+            nodes.add(TestNodes.start(c));
+        }
+        ApiClient admin = new ApiClient(nodes.get(0).baseUrl(), TestNodes.ADMIN_TOKEN);
+        String token = admin.post("/api/v1/apps", "{\"name\":\"shop\"}")
+                .json()
+                .get("token")
+                .asText();
+        viaA = admin.as(token);
+        viaB = new ApiClient(nodes.get(1).baseUrl(), token);
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            JsonNode cluster = admin.get("/api/v1/cluster").json();
+            return cluster.get("nodes").size() == 2
+                    && cluster.get("nodes").get(0).get("shards").size() == 32
+                    && cluster.get("nodes").get(1).get("shards").size() == 32;
+        });
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        nodes.forEach(HourglassNode::close);
+        receiver.close();
+        zookeeper.close();
+        ZooKeeperLeftovers.delete();
+    }
+
+    @Test
+    void aCancelThroughAnotherNodeStopsAnAttemptClaimedAheadOfItsFireTime() throws Exception {
+        viaA.put("/api/v1/services/s", "{\"protocol\":\"HTTP\",\"url\":\"" + receiver.url() + "\"}");
+        long first = System.currentTimeMillis() + 3_000;
+        List<String> ids = new ArrayList<>();
+        List<Long> fireTimes = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            long fireAt = first + i * 30L;
+            ids.add(viaA.post("/api/v1/jobs", "{\"service\":\"s\",\"fireAt\":" + fireAt + "}")
+                    .json()
+                    .get("id")
+                    .asText());
+            fireTimes.add(fireAt);
+        }
+        AtomicInteger canceled = new AtomicInteger();
+        List<String> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ScheduledExecutorService cancels = Executors.newScheduledThreadPool(4);
+        try {
+            for (int i = 0; i < ids.size(); i++) {
+                String id = ids.get(i);
+                long at = fireTimes.get(i) - 40; // inside the 100 ms claim lead: already RUNNING on A
+                cancels.schedule(
+                        () -> {
+                            ApiClient.Answer a = viaB.delete("/api/v1/jobs/" + id);
+                            if (a.status() == 200
+                                    && a.json().get("state").asText().equals("CANCELED")) {
+                                canceled.incrementAndGet();
+                            } else {
+                                failures.add(id + ": " + a.status() + " " + a.text());
+                            }
+                        },
+                        at - System.currentTimeMillis(),
+                        TimeUnit.MILLISECONDS);
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> canceled.get() + failures.size() == ids.size());
+        } finally {
+            cancels.shutdownNow();
+        }
+        assertThat(failures).as("every cancel answered 200 CANCELED").isEmpty();
+        // give a wrongly kept attempt every chance to go out
+        long lastFire = fireTimes.get(fireTimes.size() - 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> System.currentTimeMillis() > lastFire + 2_000);
+        assertThat(receiver.received()).as("canceled jobs delivered").isEmpty();
+        for (String id : ids.subList(0, 10)) {
+            assertThat(viaA.get("/api/v1/jobs/" + id).json().get("state").asText())
+                    .isEqualTo("CANCELED");
+        }
+    }
+
+    @Test
+    void aCancelStopsAnAttemptWaitingAtItsSaturatedServicesGate() throws Exception {
+        receiver.respond(r -> new Reply(200, "", java.util.Map.of(), 1_500));
+        viaA.put(
+                "/api/v1/services/slow",
+                "{\"protocol\":\"HTTP\",\"url\":\"" + receiver.url() + "\",\"maxInFlight\":1}");
+        long fireAt = System.currentTimeMillis() + 2_000;
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            ids.add(viaA.post("/api/v1/jobs", "{\"service\":\"slow\",\"fireAt\":" + fireAt + "}")
+                    .json()
+                    .get("id")
+                    .asText());
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> receiver.received().size() == 1);
+        String inFlight = receiver.received().get(0).jobId();
+        long runningOthers = ids.stream()
+                .filter(id -> !id.equals(inFlight))
+                .filter(id -> viaB.get("/api/v1/jobs/" + id)
+                        .json()
+                        .get("state")
+                        .asText()
+                        .equals("RUNNING"))
+                .count();
+        assertThat(runningOthers).as("a claimed attempt waits at the gate").isPositive();
+        for (String id : ids) {
+            if (!id.equals(inFlight)) {
+                assertThat(viaB.delete("/api/v1/jobs/" + id).status()).isEqualTo(200);
+            }
+        }
+        // the slow delivery ends after 1.5 s and frees the gate; nothing canceled may follow it
+        await().atMost(Duration.ofSeconds(10)).until(() -> viaA.get("/api/v1/jobs/" + inFlight)
+                .json()
+                .get("state")
+                .asText()
+                .equals("FINISHED"));
+        long settled = System.currentTimeMillis();
+        await().atMost(Duration.ofSeconds(10)).until(() -> System.currentTimeMillis() > settled + 2_000);
+        assertThat(receiver.received())
+                .as("only the attempt under way when the others were canceled")
+                .extracting(CallbackReceiver.Received::jobId)
+                .containsExactly(inFlight);
+    }
+}

@@ -1,0 +1,140 @@
+package dev.hourglass.node.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.hourglass.node.boot.HourglassNode;
+import dev.hourglass.node.config.NodeConfig;
+import dev.hourglass.node.testing.ApiClient;
+import dev.hourglass.node.testing.CallbackReceiver;
+import dev.hourglass.node.testing.CallbackReceiver.Received;
+import dev.hourglass.node.testing.CallbackReceiver.Reply;
+import dev.hourglass.node.testing.EmbeddedMariaDb;
+import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.TestNodes;
+import dev.hourglass.node.testing.ZooKeeperLeftovers;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One service's backlog does not hold back another service's jobs, and a service's maxInFlight
+ * holds across the cluster. Three nodes on two shards, so one node owns none: jobs it takes are
+ * found by their owners' catch-up sweeps, which used to read only the earliest due rows — thousands
+ * of overdue jobs of a receiver that never answers, parked in memory, filled every sweep.
+ */
+class CatchUpFairnessIT {
+    TestingServer zookeeper;
+    CallbackReceiver dead;
+    CallbackReceiver healthy;
+    final List<HourglassNode> nodes = new ArrayList<>();
+
+    @BeforeEach
+    void start() throws Exception {
+        zookeeper = new TestingServer(true);
+        dead = new CallbackReceiver();
+        healthy = new CallbackReceiver();
+        dead.respond(r -> new Reply(200, "", Map.of(), 120_000)); // never answers in time
+        String jdbcUrl = EmbeddedMariaDb.newDatabase();
+        String root = "/hg-fair-" + System.nanoTime();
+        for (int i = 0; i < 3; i++) {
+            NodeConfig c = TestNodes.config(jdbcUrl);
+            c.cluster.zkConnect = zookeeper.getConnectString();
+            c.cluster.zkRoot = root;
+            c.cluster.shards = 2;
+            nodes.add(TestNodes.start(c));
+        }
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        nodes.forEach(HourglassNode::close);
+        dead.close();
+        healthy.close();
+        zookeeper.close();
+        ZooKeeperLeftovers.delete();
+    }
+
+    @Test
+    void aDeadReceiversBacklogDoesNotDelayAnotherServicesJobs() throws Exception {
+        ApiClient admin = new ApiClient(nodes.get(0).baseUrl(), TestNodes.ADMIN_TOKEN);
+        String token = admin.post("/api/v1/apps", "{\"name\":\"shop\"}")
+                .json()
+                .get("token")
+                .asText();
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            JsonNode n = admin.get("/api/v1/cluster").json().get("nodes");
+            int owners = 0;
+            for (JsonNode node : n) {
+                owners += node.get("shards").size() > 0 ? 1 : 0;
+            }
+            return n.size() == 3 && owners == 2;
+        });
+        String idle = null;
+        for (JsonNode node : admin.get("/api/v1/cluster").json().get("nodes")) {
+            if (node.get("shards").isEmpty()) {
+                idle = node.get("id").asText();
+            }
+        }
+        HourglassNode shardless = null;
+        for (HourglassNode n : nodes) {
+            if (n.nodeId().equals(idle)) {
+                shardless = n;
+            }
+        }
+        ApiClient viaIdle = new ApiClient(shardless.baseUrl(), token);
+        viaIdle.put(
+                "/api/v1/services/stuck",
+                "{\"protocol\":\"HTTP\",\"url\":\"" + dead.url() + "\",\"maxInFlight\":5,\"timeoutMs\":60000}");
+        viaIdle.put("/api/v1/services/fine", "{\"protocol\":\"HTTP\",\"url\":\"" + healthy.url() + "\"}");
+
+        long stuckAt = System.currentTimeMillis() + 2_000;
+        for (int batch = 0; batch < 5; batch++) {
+            StringBuilder body = new StringBuilder("{\"jobs\":[");
+            for (int i = 0; i < 1_000; i++) {
+                body.append(i == 0 ? "" : ",")
+                        .append("{\"service\":\"stuck\",\"fireAt\":")
+                        .append(stuckAt)
+                        .append('}');
+            }
+            assertThat(viaIdle.post("/api/v1/jobs/batch", body.append("]}").toString())
+                            .status())
+                    .isEqualTo(200);
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> System.currentTimeMillis() > stuckAt + 1_000);
+
+        long fineAt = System.currentTimeMillis() + 3_000;
+        List<JsonNode> fine = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            fine.add(viaIdle.post("/api/v1/jobs", "{\"service\":\"fine\",\"fireAt\":" + fineAt + "}")
+                    .json());
+        }
+        try {
+            await().atMost(Duration.ofSeconds(20)).until(() -> fine.stream()
+                    .allMatch(j -> !healthy.receivedFor(j.get("id").asText()).isEmpty()));
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            long missing = fine.stream()
+                    .filter(j -> healthy.receivedFor(j.get("id").asText()).isEmpty())
+                    .count();
+            throw new AssertionError(missing + " of 200 jobs of the healthy service never arrived", e);
+        }
+        long worst = 0;
+        for (JsonNode j : fine) {
+            Received r = healthy.receivedFor(j.get("id").asText()).get(0);
+            worst = Math.max(worst, r.at() - NodeFixture.epochMs(j.get("fireAt")));
+        }
+        System.out.printf("FAIRNESS: healthy service's jobs at most %d ms late behind 5000 stuck ones%n", worst);
+        // found by the next catch-up sweep (500 ms here) at the latest
+        assertThat(worst).as("lateness of the healthy service's jobs").isLessThan(1_500);
+        assertThat(dead.maxConcurrent())
+                .as("maxInFlight 5 holds across the two nodes that own the stuck jobs")
+                .isLessThanOrEqualTo(5)
+                .isGreaterThanOrEqualTo(2);
+    }
+}

@@ -1,0 +1,108 @@
+package dev.hourglass.node.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.hourglass.node.boot.HourglassNode;
+import dev.hourglass.node.config.NodeConfig;
+import dev.hourglass.node.testing.ApiClient;
+import dev.hourglass.node.testing.CallbackReceiver;
+import dev.hourglass.node.testing.CallbackReceiver.Received;
+import dev.hourglass.node.testing.EmbeddedMariaDb;
+import dev.hourglass.node.testing.TestNodes;
+import dev.hourglass.node.testing.ZooKeeperLeftovers;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * ZooKeeper unreachable for a few seconds (a server restart, an ensemble's leader election) while
+ * jobs come due on two nodes: a connection loss is not a session loss, so the nodes keep firing
+ * their shards — on time, nothing twice — instead of stopping the whole cluster until it is back.
+ */
+class ZooKeeperOutageIT {
+    TestingServer zookeeper;
+    CallbackReceiver receiver;
+    final List<HourglassNode> nodes = new ArrayList<>();
+
+    @BeforeEach
+    void start() throws Exception {
+        zookeeper = new TestingServer(true);
+        receiver = new CallbackReceiver();
+        String jdbcUrl = EmbeddedMariaDb.newDatabase();
+        for (int i = 0; i < 2; i++) {
+            NodeConfig c = TestNodes.config(jdbcUrl);
+            c.cluster.zkConnect = zookeeper.getConnectString();
+            c.cluster.zkRoot = "/hg-zk-outage";
+            nodes.add(TestNodes.start(c)); // default session timeout: 10 s
+        }
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        nodes.forEach(HourglassNode::close);
+        receiver.close();
+        zookeeper.close();
+        ZooKeeperLeftovers.delete();
+    }
+
+    @Test
+    void nodesKeepFiringThroughAShortZooKeeperOutage() throws Exception {
+        ApiClient admin = new ApiClient(nodes.get(0).baseUrl(), TestNodes.ADMIN_TOKEN);
+        String token = admin.post("/api/v1/apps", "{\"name\":\"shop\"}")
+                .json()
+                .get("token")
+                .asText();
+        ApiClient app = admin.as(token);
+        app.put("/api/v1/services/s", "{\"protocol\":\"HTTP\",\"url\":\"" + receiver.url() + "\"}");
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            JsonNode n = admin.get("/api/v1/cluster").json().get("nodes");
+            return n.size() == 2 && n.get(0).get("shards").size() == 32;
+        });
+        // one job every 20 ms for 9 s, through both nodes
+        long first = System.currentTimeMillis() + 2_000;
+        Map<String, Long> fireAt = new HashMap<>();
+        for (int i = 0; i < 450; i++) {
+            ApiClient via = new ApiClient(nodes.get(i % 2).baseUrl(), token);
+            long at = first + i * 20L;
+            fireAt.put(
+                    via.post("/api/v1/jobs", "{\"service\":\"s\",\"fireAt\":" + at + "}")
+                            .json()
+                            .get("id")
+                            .asText(),
+                    at);
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> System.currentTimeMillis() > first + 2_000);
+        zookeeper.stop();
+        long down = System.currentTimeMillis();
+        await().atMost(Duration.ofSeconds(10)).until(() -> System.currentTimeMillis() > down + 3_000);
+        zookeeper.restart();
+
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> receiver.countsByJob().keySet().containsAll(fireAt.keySet()));
+        Set<String> attempts = new HashSet<>();
+        long worst = 0;
+        for (Received r : receiver.received()) {
+            assertThat(attempts.add(r.jobId() + "#" + r.attempt()))
+                    .as("attempt delivered twice")
+                    .isTrue();
+            long late = r.at() - fireAt.get(r.jobId());
+            assertThat(late).as("never early").isGreaterThanOrEqualTo(0);
+            worst = Math.max(worst, late);
+        }
+        System.out.printf("ZK OUTAGE: 3 s without ZooKeeper, worst lateness %d ms%n", worst);
+        assertThat(worst).as("lateness through the outage").isLessThan(1_000);
+        assertThat(receiver.received()).as("no job delivered twice").hasSize(fireAt.size());
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> admin.get("/api/v1/cluster").json().get("nodes").size() == 2);
+    }
+}

@@ -1,0 +1,235 @@
+package dev.hourglass.node.firing;
+
+import dev.hourglass.api.JobState;
+import dev.hourglass.node.job.Job;
+import dev.hourglass.node.timeindex.IndexEntry;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A store of whole jobs with the port's semantics (conditional claims, results, give-backs), for
+ * engine tests that inject faults: {@link #failNextRecords} makes result writes fail, and every
+ * operation can be observed.
+ */
+final class FakeJobStore implements AttemptStore {
+    final Map<Long, Job> jobs = new ConcurrentHashMap<>();
+    final List<AttemptResult> results = new CopyOnWriteArrayList<>();
+    final List<AttemptResult> quarantined = new CopyOnWriteArrayList<>();
+    final List<ClaimedAttempt> givenBack = new CopyOnWriteArrayList<>();
+    final AtomicInteger fenceChecks = new AtomicInteger();
+    /** Results of these jobs are refused as bad data (a poison row). */
+    final java.util.Set<Long> poison = ConcurrentHashMap.newKeySet();
+
+    void add(long id, long fireAt, int shard) {
+        jobs.put(id, job(id, JobState.DELAYED, fireAt, fireAt, 0, 5, null, 5_000, shard));
+    }
+
+    static Job job(
+            long id,
+            JobState state,
+            long fireAt,
+            long dueAt,
+            int attempts,
+            int maxAttempts,
+            String owner,
+            long timeoutMs,
+            int shard) {
+        return new Job(
+                id,
+                "app",
+                "svc",
+                null,
+                shard,
+                state,
+                fireAt,
+                dueAt,
+                null,
+                attempts,
+                0,
+                maxAttempts,
+                timeoutMs,
+                null,
+                "{}",
+                Map.of(),
+                null,
+                owner,
+                0,
+                fireAt,
+                fireAt);
+    }
+
+    private static Job with(
+            Job j, JobState state, long fireAt, long dueAt, int attempts, int maxAttempts, String owner, long now) {
+        return new Job(
+                j.id(),
+                j.app(),
+                j.service(),
+                j.bizKey(),
+                j.shard(),
+                state,
+                fireAt,
+                dueAt,
+                j.expireAt(),
+                attempts,
+                j.budgetBase(),
+                maxAttempts,
+                j.timeoutMs(),
+                j.expireAfterMs(),
+                j.payload(),
+                j.attributes(),
+                j.lastError(),
+                owner,
+                j.version() + 1,
+                j.createdAt(),
+                now);
+    }
+
+    /** Another actor's change: the job is canceled (moves out of the live jobs). */
+    void cancel(long id) {
+        jobs.remove(id);
+    }
+
+    @Override
+    public synchronized Claim claim(Collection<Long> ids, String node, long now, long horizon) {
+        List<Job> claimed = new ArrayList<>();
+        for (long id : ids) {
+            Job j = jobs.get(id);
+            if (j != null && j.state() == JobState.DELAYED && j.dueAt() <= horizon) {
+                Job running = with(
+                        j,
+                        JobState.RUNNING,
+                        j.fireAt(),
+                        Math.max(j.fireAt(), now) + j.timeoutMs(),
+                        j.attempts() + 1,
+                        j.maxAttempts(),
+                        node,
+                        now);
+                jobs.put(id, running);
+                claimed.add(running);
+            }
+        }
+        return new Claim(claimed, List.of());
+    }
+
+    @Override
+    public synchronized void record(List<AttemptResult> written, long now) {
+        for (AttemptResult r : written) {
+            if (poison.contains(r.jobId())) {
+                throw new PoisonResultException("job " + r.jobId() + " refused", null);
+            }
+        }
+        for (AttemptResult r : written) {
+            results.add(r);
+            Job j = jobs.get(r.jobId());
+            if (r.isSentOnly() || j == null || j.state() != JobState.RUNNING || j.attempts() != r.attempt()) {
+                continue;
+            }
+            if (r.next().isFinal()) {
+                jobs.put(
+                        r.jobId(),
+                        with(
+                                j,
+                                r.next().state(),
+                                j.fireAt(),
+                                j.dueAt(),
+                                j.attempts(),
+                                j.maxAttempts(),
+                                j.ownerNode(),
+                                now));
+            } else {
+                jobs.put(
+                        r.jobId(),
+                        with(
+                                j,
+                                JobState.DELAYED,
+                                r.next().retryAt(),
+                                r.next().retryAt(),
+                                j.attempts(),
+                                j.maxAttempts() + (r.next().extendsBudget() ? 1 : 0),
+                                j.ownerNode(),
+                                now));
+            }
+        }
+    }
+
+    @Override
+    public synchronized void quarantine(AttemptResult result, String error, long now) {
+        quarantined.add(result);
+        Job j = jobs.get(result.jobId());
+        if (j != null && j.attempts() == result.attempt()) {
+            jobs.put(
+                    result.jobId(),
+                    with(j, JobState.FAILED, j.fireAt(), j.dueAt(), j.attempts(), j.maxAttempts(), j.ownerNode(), now));
+        }
+    }
+
+    @Override
+    public List<IndexEntry> loadDue(DuePage page) {
+        List<IndexEntry> out = new ArrayList<>();
+        page.after().forEach((shard, cursor) -> jobs.values().stream()
+                .filter(j -> j.shard() == shard && j.state() == JobState.DELAYED && j.dueAt() < page.before())
+                .filter(j -> new DuePage.Cursor(j.dueAt(), j.id()).compareTo(cursor) > 0)
+                .filter(j -> !page.skipServices().contains(j.serviceKey()))
+                .sorted(Comparator.comparingLong(Job::dueAt).thenComparingLong(Job::id))
+                .limit(page.limitPerShard())
+                .forEach(j -> out.add(new IndexEntry(j.id(), j.dueAt(), j.serviceKey(), j.shard()))));
+        return out;
+    }
+
+    @Override
+    public List<Job> findStale(Collection<Integer> shards, long now, Orphans orphans, int limit) {
+        return jobs.values().stream()
+                .filter(j -> shards.contains(j.shard()) && j.state() == JobState.RUNNING)
+                .filter(j -> j.dueAt() <= now
+                        || (orphans != null && !orphans.liveNodes().contains(j.ownerNode())))
+                .limit(limit)
+                .toList();
+    }
+
+    @Override
+    public Map<Long, Integer> runningAttempts(Collection<Long> ids, String node) {
+        fenceChecks.incrementAndGet();
+        Map<Long, Integer> out = new HashMap<>();
+        for (long id : ids) {
+            Job j = jobs.get(id);
+            if (j != null && j.state() == JobState.RUNNING && node.equals(j.ownerNode())) {
+                out.put(id, j.attempts());
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public synchronized int unclaim(Collection<ClaimedAttempt> attempts, String node, long now) {
+        int n = 0;
+        for (ClaimedAttempt a : attempts) {
+            Job j = jobs.get(a.jobId());
+            if (j != null
+                    && j.state() == JobState.RUNNING
+                    && j.attempts() == a.attempt()
+                    && node.equals(j.ownerNode())) {
+                jobs.put(
+                        a.jobId(),
+                        with(
+                                j,
+                                JobState.DELAYED,
+                                j.fireAt(),
+                                j.fireAt(),
+                                j.attempts() - 1,
+                                j.maxAttempts(),
+                                j.ownerNode(),
+                                now));
+                givenBack.add(a);
+                n++;
+            }
+        }
+        return n;
+    }
+}

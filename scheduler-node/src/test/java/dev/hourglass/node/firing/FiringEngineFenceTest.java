@@ -1,0 +1,220 @@
+package dev.hourglass.node.firing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.hourglass.api.JobState;
+import dev.hourglass.node.catalog.ServiceCatalog;
+import dev.hourglass.node.catalog.ServiceDefinition;
+import dev.hourglass.node.catalog.ServiceRepository;
+import dev.hourglass.node.dispatch.Delivery;
+import dev.hourglass.node.dispatch.DeliveryResult;
+import dev.hourglass.node.dispatch.Dispatcher;
+import dev.hourglass.node.job.AttemptOutcome;
+import dev.hourglass.node.job.Job;
+import dev.hourglass.node.shard.ShardOwnership;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The engine's last check before an attempt leaves, with faults injected into a fake store: an
+ * attempt that waited since its claim is not sent when another actor canceled it or took it over
+ * meanwhile, nor when this node lost its shard (then it is given back unsent); a result the store
+ * refuses is set aside without holding back the others; an attempt that never reached its receiver
+ * does not use up the job's budget.
+ */
+class FiringEngineFenceTest {
+    static final long LEAD_MS = 300;
+
+    final FakeJobStore store = new FakeJobStore();
+    final ShardOwnership shards = new ShardOwnership(List.of(0));
+    final List<Delivery> delivered = new CopyOnWriteArrayList<>();
+    final AtomicInteger quarantined = new AtomicInteger();
+    FiringEngine engine;
+
+    @AfterEach
+    void stop() {
+        if (engine != null) {
+            engine.stop(1_000);
+        }
+    }
+
+    private void start(ServiceDefinition service, Function<Delivery, CompletableFuture<DeliveryResult>> receiver) {
+        ServiceRepository services = new ServiceRepository() {
+            @Override
+            public ServiceDefinition put(ServiceDefinition s) {
+                return s;
+            }
+
+            @Override
+            public Optional<ServiceDefinition> find(String app, String name) {
+                return Optional.of(service);
+            }
+
+            @Override
+            public List<ServiceDefinition> list(String app) {
+                return List.of(service);
+            }
+
+            @Override
+            public boolean deleteIfIdle(String app, String name) {
+                return false;
+            }
+        };
+        Dispatcher dispatcher = delivery -> {
+            delivered.add(delivery);
+            return receiver.apply(delivery);
+        };
+        FiringListener listener = new FiringListener() {
+            @Override
+            public void quarantined(AttemptResult result) {
+                quarantined.incrementAndGet();
+            }
+        };
+        engine = new FiringEngine(
+                new FiringEngine.Ports(store, new ServiceCatalog(services), dispatcher, listener),
+                shards,
+                new ClusterContext("n1", () -> Set.of("n1", "n2"), limit -> limit), // n2: another live node
+                Clock.systemUTC(),
+                new EngineSettings(60_000, 50, 100, 100, 10_000, 50, 2, 50, LEAD_MS));
+        engine.start();
+    }
+
+    private static ServiceDefinition service(int maxInFlight) {
+        ServiceDefinition s = FiringEngineFaultsTest.SERVICE;
+        return new ServiceDefinition(
+                s.app(),
+                s.name(),
+                s.protocol(),
+                s.topic(),
+                s.url(),
+                s.dubboGroup(),
+                s.dubboVersion(),
+                2,
+                s.timeoutMs(),
+                s.backoff(),
+                s.ackMode(),
+                maxInFlight,
+                s.signingSecret(),
+                s.alert(),
+                0,
+                0);
+    }
+
+    private static CompletableFuture<DeliveryResult> ok(Delivery d) {
+        return CompletableFuture.completedFuture(DeliveryResult.success(null));
+    }
+
+    private JobState state(long id) {
+        Job j = store.jobs.get(id);
+        return j == null ? null : j.state();
+    }
+
+    private void awaitPast(long time) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> System.currentTimeMillis() > time);
+    }
+
+    @Test
+    void anAttemptClaimedAheadAndThenCanceledElsewhereIsNotSent() {
+        long fireAt = System.currentTimeMillis() + 800;
+        store.add(1, fireAt, 0);
+        start(service(10), FiringEngineFenceTest::ok);
+        await().atMost(Duration.ofSeconds(5)).until(() -> state(1) == JobState.RUNNING);
+        assertThat(System.currentTimeMillis())
+                .as("claimed ahead, before its fire time")
+                .isLessThan(fireAt);
+        store.cancel(1); // through another node
+        awaitPast(fireAt + 300);
+        assertThat(delivered).isEmpty();
+        assertThat(store.fenceChecks.get()).isPositive();
+        assertThat(engine.inFlight()).isZero();
+    }
+
+    @Test
+    void anAttemptWhoseShardMovedBeforeItsFireTimeIsGivenBackUnsent() {
+        long fireAt = System.currentTimeMillis() + 800;
+        store.add(1, fireAt, 0);
+        start(service(10), FiringEngineFenceTest::ok);
+        await().atMost(Duration.ofSeconds(5)).until(() -> state(1) == JobState.RUNNING);
+        shards.replace(List.of()); // the master gave shard 0 to another node
+        awaitPast(fireAt + 300);
+        assertThat(delivered).isEmpty();
+        assertThat(store.givenBack).containsExactly(new AttemptStore.ClaimedAttempt(1, 1));
+        Job back = store.jobs.get(1L);
+        assertThat(back.state()).isEqualTo(JobState.DELAYED);
+        assertThat(back.attempts()).as("the unsent attempt is taken back").isZero();
+        assertThat(engine.inFlight()).isZero();
+    }
+
+    @Test
+    void anAttemptWaitingAtItsGateIsNotSentOnceAnotherNodeTookItOver() {
+        Map<Long, CompletableFuture<DeliveryResult>> held = new ConcurrentHashMap<>();
+        long now = System.currentTimeMillis();
+        store.add(1, now, 0);
+        store.add(2, now, 0);
+        start(service(1), d -> held.computeIfAbsent(d.job().id(), id -> new CompletableFuture<>()));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> delivered.size() == 1 && state(1) == JobState.RUNNING && state(2) == JobState.RUNNING);
+        long waiting = delivered.get(0).job().id() == 1 ? 2 : 1;
+        Job mine = store.jobs.get(waiting);
+        // another node timed it out and claimed the next attempt
+        store.jobs.put(
+                waiting,
+                FakeJobStore.job(waiting, JobState.RUNNING, mine.fireAt(), mine.dueAt(), 2, 5, "n2", 5_000, 0));
+        held.get(delivered.get(0).job().id()).complete(DeliveryResult.success(null));
+        awaitPast(System.currentTimeMillis() + 500);
+        assertThat(delivered).extracting(d -> d.job().id()).containsExactly(3 - waiting);
+        assertThat(engine.inFlight()).isZero();
+    }
+
+    @Test
+    void aResultTheStoreRefusesIsSetAsideAndTheOthersAreWritten() {
+        long now = System.currentTimeMillis();
+        for (long id = 1; id <= 20; id++) {
+            store.add(id, now, 0);
+        }
+        store.poison.add(7L);
+        start(service(100), FiringEngineFenceTest::ok);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> state(7) == JobState.FAILED
+                        && store.jobs.keySet().stream()
+                                .filter(id -> id != 7)
+                                .allMatch(id -> state(id) == JobState.FINISHED));
+        assertThat(store.quarantined).extracting(AttemptResult::jobId).containsExactly(7L);
+        assertThat(quarantined.get()).isEqualTo(1);
+        assertThat(delivered).hasSize(20);
+    }
+
+    @Test
+    void attemptsThatNeverReachedTheReceiverDoNotUseUpTheBudget() {
+        AtomicInteger refusals = new AtomicInteger(3);
+        store.add(1, System.currentTimeMillis(), 0);
+        start(
+                service(10),
+                d -> CompletableFuture.completedFuture(
+                        refusals.getAndDecrement() > 0
+                                ? DeliveryResult.notDelivered("connection refused")
+                                : DeliveryResult.success(null)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> state(1) == JobState.FINISHED);
+        Job done = store.jobs.get(1L);
+        assertThat(done.attempts()).isEqualTo(4);
+        assertThat(done.maxAttempts())
+                .as("three uncounted attempts extended the budget of 5")
+                .isEqualTo(8);
+        assertThat(store.results)
+                .extracting(AttemptResult::outcome)
+                .containsExactly(
+                        AttemptOutcome.ERROR, AttemptOutcome.ERROR, AttemptOutcome.ERROR, AttemptOutcome.SUCCESS);
+    }
+}
