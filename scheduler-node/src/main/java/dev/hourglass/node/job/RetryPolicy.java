@@ -23,7 +23,7 @@ public final class RetryPolicy {
                 if (retryAfterMs != null && retryAfterMs > wait) {
                     wait = retryAfterMs;
                 }
-                return NextStep.retryAt(now + wait);
+                return NextStep.retryAt(Times.plus(now, wait));
         }
     }
 }
