@@ -7,7 +7,7 @@ import java.time.format.DateTimeFormatter;
 /** The wire format of every time Hourglass outputs: ISO-8601 UTC with milliseconds, always. */
 public final class Iso8601 {
     private static final DateTimeFormatter FORMAT =
-            DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
+            DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
 
     private Iso8601() {}
 

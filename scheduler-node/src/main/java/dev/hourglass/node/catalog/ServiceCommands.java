@@ -3,6 +3,7 @@ package dev.hourglass.node.catalog;
 import dev.hourglass.api.HourglassException;
 import dev.hourglass.node.dispatch.http.CallbackAllowList;
 import dev.hourglass.node.job.Backoff;
+import dev.hourglass.node.job.JobBounds;
 import dev.hourglass.node.manage.Names;
 import java.net.URI;
 import java.security.SecureRandom;
@@ -22,6 +23,10 @@ import java.util.Set;
  */
 public final class ServiceCommands {
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** More failures than this within a window is an outage, alerted long before. */
+    private static final int MAX_ALERT_FAILURES = 1_000_000;
+    /** 30 days: an alert window longer than that counts failures nobody connects any more. */
+    private static final int MAX_ALERT_WINDOW_SECONDS = 30 * 24 * 3600;
 
     private final ServiceCatalog catalog;
     private final CallbackAllowList allowList;
@@ -59,10 +64,11 @@ public final class ServiceCommands {
                 dubboVersion = dubboName("dubboVersion", spec.dubboVersion());
             }
         }
-        int maxAttempts = within("maxAttempts", spec.maxAttempts(), 5, 1, 1_000);
-        long timeoutMs = within("timeoutMs", spec.timeoutMs(), 30_000L, 1L, 86_400_000L);
-        long initial = within("backoff.initialMs", spec.backoffInitialMs(), 1_000L, 0L, 86_400_000L);
-        long max = within("backoff.maxMs", spec.backoffMaxMs(), Math.max(600_000L, initial), initial, 86_400_000L);
+        int maxAttempts = within("maxAttempts", spec.maxAttempts(), 5, 1, JobBounds.MAX_ATTEMPTS);
+        long timeoutMs = within("timeoutMs", spec.timeoutMs(), 30_000L, 1L, JobBounds.MAX_TIMEOUT_MS);
+        long initial = within("backoff.initialMs", spec.backoffInitialMs(), 1_000L, 0L, JobBounds.MAX_BACKOFF_MS);
+        long max = within(
+                "backoff.maxMs", spec.backoffMaxMs(), Math.max(600_000L, initial), initial, JobBounds.MAX_BACKOFF_MS);
         double multiplier = spec.backoffMultiplier() == null ? 2.0 : spec.backoffMultiplier();
         if (multiplier < 1.0 || multiplier > 100.0) {
             throw HourglassException.invalid("backoff.multiplier", "backoff.multiplier must be in 1.0..100.0");
@@ -76,8 +82,9 @@ public final class ServiceCommands {
             throw HourglassException.invalid("signingSecret", "signingSecret must be 32..256 characters");
         }
         AlertPolicy alert = spec.alert();
-        if (alert != null && (alert.failures() < 1 || alert.windowSeconds() < 1)) {
-            throw HourglassException.invalid("alert", "alert.failures and alert.windowSeconds must be positive");
+        if (alert != null) {
+            within("alert.failures", alert.failures(), null, 1, MAX_ALERT_FAILURES);
+            within("alert.windowSeconds", alert.windowSeconds(), null, 1, MAX_ALERT_WINDOW_SECONDS);
         }
         long now = clock.millis();
         return catalog.put(new ServiceDefinition(

@@ -58,9 +58,17 @@ public class NodeConfig {
         public long shutdownGraceMs = 10_000;
     }
 
+    /**
+     * Upper bound of {@code limits.maxFireAheadMs}: 100 years. It also bounds {@code delayMs} and
+     * {@code expireAfterMs}, so a job's times stay in years an ISO-8601 output prints with 4 digits.
+     */
+    static final long MAX_FIRE_AHEAD_MS = 100L * 366 * 24 * 3600 * 1000;
+
     public static class Limits {
         public int maxPayloadBytes = 64 * 1024;
+        /** How far ahead a fire time may be; also the maximum of delayMs and expireAfterMs. */
         public long maxFireAheadMs = 10L * 366 * 24 * 3600 * 1000;
+
         public int maxBatch = 1_000;
         public int maxAttributes = 16;
     }
@@ -122,7 +130,10 @@ public class NodeConfig {
         check(errors, engine.claimLeadMs >= 0 && engine.claimLeadMs <= 5_000, "engine.claimLeadMs must be in 0..5000");
         check(errors, engine.shutdownGraceMs >= 0, "engine.shutdownGraceMs must not be negative");
         check(errors, limits.maxPayloadBytes >= 16, "limits.maxPayloadBytes must be at least 16");
-        check(errors, limits.maxFireAheadMs >= 1_000, "limits.maxFireAheadMs must be at least 1000");
+        check(
+                errors,
+                limits.maxFireAheadMs >= 1_000 && limits.maxFireAheadMs <= MAX_FIRE_AHEAD_MS,
+                "limits.maxFireAheadMs must be in 1000.." + MAX_FIRE_AHEAD_MS + " (100 years)");
         check(errors, limits.maxBatch >= 1 && limits.maxBatch <= 10_000, "limits.maxBatch must be in 1..10000");
         check(
                 errors,

@@ -1,6 +1,7 @@
 package dev.hourglass.node.dispatch;
 
 import dev.hourglass.node.job.AttemptOutcome;
+import dev.hourglass.node.job.JobBounds;
 
 /**
  * How a delivery ended, with the receiver's retry hint and message when it gave them.
@@ -14,6 +15,29 @@ public record DeliveryResult(AttemptOutcome outcome, Long retryAfterMs, String m
 
     public DeliveryResult(AttemptOutcome outcome, Long retryAfterMs, String message) {
         this(outcome, retryAfterMs, message, true);
+    }
+
+    /**
+     * A RETRY with the receiver's hint, which is an answer and not a client's input, so never
+     * refused: a negative hint is ignored (the backoff applies), one over
+     * {@link JobBounds#MAX_RETRY_AFTER_MS} is clamped to it and the message says so.
+     *
+     * @param retryAfterMs the receiver's hint in milliseconds (saturated at {@link Long#MAX_VALUE}
+     *     by the caller when the receiver's number was larger), or null
+     */
+    public static DeliveryResult retry(Long retryAfterMs, String message) {
+        if (retryAfterMs == null || retryAfterMs < 0) {
+            return new DeliveryResult(AttemptOutcome.RETRY, null, message);
+        }
+        if (retryAfterMs <= JobBounds.MAX_RETRY_AFTER_MS) {
+            return new DeliveryResult(AttemptOutcome.RETRY, retryAfterMs, message);
+        }
+        String note = "retry-after beyond the maximum of " + JobBounds.MAX_RETRY_AFTER_TEXT + ": retrying in "
+                + JobBounds.MAX_RETRY_AFTER_TEXT;
+        return new DeliveryResult(
+                AttemptOutcome.RETRY,
+                JobBounds.MAX_RETRY_AFTER_MS,
+                message == null || message.isBlank() ? note : message + " (" + note + ")");
     }
 
     public static DeliveryResult success(String message) {

@@ -11,16 +11,13 @@ package dev.hourglass.node.job;
  *   <li>an ERROR that never reached the receiver (no provider, connection refused, broker
  *       unavailable before the send) does not count against {@code maxAttempts}: it is retried
  *       with the backoff of its attempt number and extends the budget by one, up to the
- *       {@value #MAX_ATTEMPTS}-attempt ceiling, so a receiver that is down for a while gets its jobs
+ *       {@link JobBounds#MAX_ATTEMPTS}-attempt ceiling, so a receiver that is down for a while gets its jobs
  *       when it is back instead of failing them all in the first seconds of the outage;
  *   <li>an attempt whose owner node left the cluster before it answered counts (the dead node may
  *       have sent it) but is retried at once: the delay was the node's, not the receiver's.
  * </ul>
  */
 public final class RetryPolicy {
-    /** The most attempts a job may have in one budget, extensions included (the submit limit). */
-    public static final int MAX_ATTEMPTS = 1_000;
-
     private RetryPolicy() {}
 
     public static NextStep next(
@@ -38,16 +35,16 @@ public final class RetryPolicy {
                 if (retryAfterMs != null && retryAfterMs > wait) {
                     wait = retryAfterMs;
                 }
-                return NextStep.retryAt(now + wait);
+                return NextStep.retryAt(Times.plus(now, wait));
         }
     }
 
     /** After an ERROR that never reached the receiver. */
     public static NextStep nextAfterUndelivered(AttemptBudget budget, Backoff backoff, long now) {
-        if (budget.maxAttempts() >= MAX_ATTEMPTS) {
+        if (budget.maxAttempts() >= JobBounds.MAX_ATTEMPTS) {
             return next(budget, AttemptOutcome.ERROR, null, backoff, now);
         }
-        return NextStep.retryUncounted(now + backoff.delayBeforeRetry(Math.max(1, budget.spent())));
+        return NextStep.retryUncounted(Times.plus(now, backoff.delayBeforeRetry(Math.max(1, budget.spent()))));
     }
 
     /** After an attempt whose owner node left the cluster without a result. */

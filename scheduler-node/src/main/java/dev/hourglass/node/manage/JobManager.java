@@ -18,6 +18,7 @@ import dev.hourglass.node.job.JobMutations;
 import dev.hourglass.node.job.JobPage;
 import dev.hourglass.node.job.JobQuery;
 import dev.hourglass.node.job.JobRepository;
+import dev.hourglass.node.job.Times;
 import dev.hourglass.node.shard.ShardOwnership;
 import dev.hourglass.node.shard.ShardPlacement;
 import java.nio.charset.StandardCharsets;
@@ -43,6 +44,7 @@ public final class JobManager {
     private final ShardOwnership shards;
     private final JobIdGenerator ids;
     private final Limits limits;
+    private final JobInputs inputs;
     private final Clock clock;
 
     public JobManager(
@@ -63,6 +65,7 @@ public final class JobManager {
         this.shards = shards;
         this.ids = ids;
         this.limits = limits;
+        this.inputs = new JobInputs(limits);
         this.clock = clock;
     }
 
@@ -136,22 +139,13 @@ public final class JobManager {
         }
         ServiceDefinition service = catalog.find(app, s.getService())
                 .orElseThrow(() -> HourglassException.invalid("service", "unknown service: " + s.getService()));
-        long fireAt = fireTime(s.getFireAt(), s.getDelayMs(), now, true);
+        long fireAt = inputs.fireTime(s.getFireAt(), s.getDelayMs(), now, true);
         String payload = payload(s.getPayload());
         Map<String, String> attributes = attributes(s.getAttributes());
         String bizKey = Names.requireBizKey(s.getBizKey());
-        int maxAttempts = s.getMaxAttempts() == null ? service.maxAttempts() : s.getMaxAttempts();
-        if (maxAttempts < 1 || maxAttempts > 1_000) {
-            throw HourglassException.invalid("maxAttempts", "maxAttempts must be in 1..1000");
-        }
-        long timeoutMs = s.getTimeoutMs() == null ? service.timeoutMs() : s.getTimeoutMs();
-        if (timeoutMs < 1 || timeoutMs > 86_400_000L) {
-            throw HourglassException.invalid("timeoutMs", "timeoutMs must be in 1..86400000");
-        }
-        Long expireAfterMs = s.getExpireAfterMs();
-        if (expireAfterMs != null && expireAfterMs < 0) {
-            throw HourglassException.invalid("expireAfterMs", "expireAfterMs must not be negative");
-        }
+        int maxAttempts = inputs.maxAttempts(s.getMaxAttempts(), service.maxAttempts());
+        long timeoutMs = inputs.timeoutMs(s.getTimeoutMs(), service.timeoutMs());
+        Long expireAfterMs = inputs.expireAfterMs(s.getExpireAfterMs());
         long id = ids.next();
         int shard = placement.place(id, engine.isWithinLoadedWindow(fireAt), shards.current());
         return new Job(
@@ -163,7 +157,7 @@ public final class JobManager {
                 JobState.DELAYED,
                 fireAt,
                 fireAt,
-                expireAfterMs == null ? null : fireAt + expireAfterMs,
+                expireAfterMs == null ? null : Times.plus(fireAt, expireAfterMs),
                 0,
                 0,
                 maxAttempts,
@@ -204,29 +198,6 @@ public final class JobManager {
                 job.version(),
                 job.createdAt(),
                 job.updatedAt());
-    }
-
-    /** Exactly one of fireAt / delayMs when {@code required}; at most one otherwise (null: unchanged). */
-    private Long fireTime(Instant fireAt, Long delayMs, long now, boolean required) {
-        if (fireAt != null && delayMs != null) {
-            throw HourglassException.invalid("fireAt", "give fireAt or delayMs, not both");
-        }
-        if (fireAt == null && delayMs == null) {
-            if (required) {
-                throw HourglassException.invalid("fireAt", "fireAt or delayMs is required");
-            }
-            return null;
-        }
-        if (delayMs != null && delayMs < 0) {
-            throw HourglassException.invalid("delayMs", "delayMs must not be negative");
-        }
-        long at = fireAt != null ? fireAt.toEpochMilli() : now + delayMs;
-        if (at - now > limits.maxFireAheadMs()) {
-            throw HourglassException.invalid(
-                    fireAt != null ? "fireAt" : "delayMs",
-                    "the fire time is more than " + limits.maxFireAheadMs() + " ms ahead");
-        }
-        return Math.max(at, now); // a fire time in the past fires now
     }
 
     private String payload(String payload) {
@@ -282,7 +253,7 @@ public final class JobManager {
 
     public Job reschedule(Caller caller, long id, JobChange change) {
         long now = clock.millis();
-        Long fireAt = fireTime(change.getFireAt(), change.getDelayMs(), now, false);
+        Long fireAt = inputs.fireTime(change.getFireAt(), change.getDelayMs(), now, false);
         String payload = change.getPayload() == null ? null : payload(change.getPayload());
         Map<String, String> attributes = change.getAttributes() == null ? null : attributes(change.getAttributes());
         Job job = mutations
@@ -313,7 +284,7 @@ public final class JobManager {
     /** Manual retry: a FAILED, CANCELED or EXPIRED job back to DELAYED with a fresh budget. */
     public Job retry(Caller caller, long id, Instant fireAt, Long delayMs) {
         long now = clock.millis();
-        Long at = fireTime(fireAt, delayMs, now, false);
+        Long at = inputs.fireTime(fireAt, delayMs, now, false);
         long due = at == null ? now : at;
         int shard = placement.place(id, engine.isWithinLoadedWindow(due), shards.current());
         Job job = mutations
@@ -328,9 +299,7 @@ public final class JobManager {
         if (report == null || report.getStatus() == null) {
             throw HourglassException.invalid("status", "status is required: SUCCESS, RETRY or FAIL");
         }
-        if (report.getRetryAfterMs() != null && report.getRetryAfterMs() < 0) {
-            throw HourglassException.invalid("retryAfterMs", "retryAfterMs must not be negative");
-        }
+        inputs.retryAfterMs(report.getRetryAfterMs());
         Job job = get(caller, id);
         if (job.state() != JobState.RUNNING || job.attempts() != report.getAttempt()) {
             throw HourglassException.conflict("attempt " + report.getAttempt() + " is not the current attempt of job "

@@ -46,6 +46,11 @@ class ConfigLoaderTest {
                 .hasMessageContaining("cluster.shards");
         assertThatThrownBy(() -> ConfigLoader.load(null, Map.of("HOURGLASS_HTTP_PORT", "eighty")))
                 .hasMessageContaining("HOURGLASS_HTTP_PORT");
+        Path farAhead = dir.resolve("far-ahead.yaml");
+        Files.writeString(farAhead, "limits:\n  maxFireAheadMs: 9223372036854775807\n");
+        assertThatThrownBy(() -> ConfigLoader.load(farAhead, Map.of()))
+                .as("a fire-ahead limit that would let job times overflow")
+                .hasMessageContaining("limits.maxFireAheadMs");
         Path typo = dir.resolve("typo.yaml");
         Files.writeString(typo, "htp:\n  port: 1\n");
         assertThatThrownBy(() -> ConfigLoader.load(typo, Map.of())).hasMessageContaining("htp");

@@ -157,6 +157,50 @@ class DeliveryIT {
         assertThat(f.executions(success)).hasSize(1);
     }
 
+    /**
+     * A receiver's retry hint beyond the 30-day maximum is clamped, not wrapped around: the job
+     * waits 30 days, shows a normal ISO fire time, and its execution says the hint was clamped.
+     */
+    @Test
+    void aReceiversHugeRetryHintIsClampedToThirtyDays() {
+        long thirtyDays = Duration.ofDays(30).toMillis();
+        String service = f.httpService("\"maxAttempts\":5,\"backoff\":{\"initialMs\":100}");
+        f.receiver.respond(r -> {
+            if (r.attempt() > 1) {
+                return Reply.ok();
+            }
+            if (r.body().contains("\"case\":\"retry-body\"")) {
+                return Reply.json("{\"status\":\"RETRY\",\"retryAfterMs\":" + Long.MAX_VALUE + "}");
+            }
+            if (r.body().contains("\"case\":\"retry-body-beyond-long\"")) {
+                return Reply.json("{\"status\":\"RETRY\",\"retryAfterMs\":99999999999999999999}");
+            }
+            return new Reply(429, "", Map.of("Retry-After", Long.toString(Long.MAX_VALUE)), 0);
+        });
+        List<String> ids = List.of(
+                submitCase(service, "retry-body"),
+                submitCase(service, "retry-body-beyond-long"),
+                submitCase(service, "throttled"));
+        long before = System.currentTimeMillis();
+        await().atMost(Duration.ofSeconds(10)).until(() -> ids.stream()
+                .allMatch(id -> f.executions(id).size() == 1 && "DELAYED".equals(f.state(id))));
+        long after = System.currentTimeMillis();
+        for (String id : ids) {
+            JsonNode job = f.job(id);
+            assertThat(job.get("fireAt").asText()).as("a normal ISO time").matches("20\\d\\d-.*Z");
+            assertThat(NodeFixture.epochMs(job.get("fireAt")))
+                    .as("retried 30 days later: " + job)
+                    .isBetween(before + thirtyDays - 10_000, after + thirtyDays);
+            JsonNode execution = f.executions(id).get(0);
+            assertThat(execution.get("outcome").asText()).isEqualTo("RETRY");
+            assertThat(execution.get("message").asText())
+                    .as("says it was clamped")
+                    .contains("30 days");
+            assertThat(f.receiver.receivedFor(id)).as("no early second attempt").hasSize(1);
+            f.app.delete("/api/v1/jobs/" + id);
+        }
+    }
+
     private static String submitCase(String service, String name) {
         return f.app.post(
                         "/api/v1/jobs",

@@ -75,6 +75,8 @@ class DubboCallbackIT {
         boolean first = request.getAttempt() == 1;
         return switch (mode) {
             case "retry-once" -> first ? CallbackResult.retryAfter(300, "not yet") : CallbackResult.success();
+            case "retry-much-later" ->
+                first ? CallbackResult.retryAfter(Long.MAX_VALUE, "much later") : CallbackResult.success();
             case "fail" -> CallbackResult.fail("no such order");
             case "slow" -> {
                 slowMost.accumulateAndGet(slowNow.incrementAndGet(), Math::max);
@@ -191,6 +193,36 @@ class DubboCallbackIT {
         assertThat(finalJob(hang).get("state").asText()).isEqualTo("FINISHED");
         assertThat(outcomes(hang)).containsExactly("TIMEOUT", "SUCCESS");
         assertThat(hanging).containsEntry(hang, 1);
+    }
+
+    /** retryAfterMs = Long.MAX is clamped to the 30-day maximum, not wrapped into the past. */
+    @Test
+    void aHugeRetryAfterIsClampedToThirtyDays() {
+        String svc = service(
+                "much-later",
+                "{\"protocol\":\"DUBBO\",\"dubboGroup\":\"shop\",\"dubboVersion\":\"1.0\",\"timeoutMs\":2000,"
+                        + "\"backoff\":{\"initialMs\":100}}");
+        String id = submit(svc, "retry-much-later");
+        long before = System.currentTimeMillis();
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> outcomes(id).equals(List.of("RETRY"))
+                        && hg.app
+                                .get("/api/v1/jobs/" + id)
+                                .json()
+                                .get("state")
+                                .asText()
+                                .equals("DELAYED"));
+        long after = System.currentTimeMillis();
+        JsonNode job = hg.app.get("/api/v1/jobs/" + id).json();
+        assertThat(job.get("fireAt").asText()).as("a normal ISO time").matches("20\\d\\d-.*Z");
+        assertThat(NodeFixture.epochMs(job.get("fireAt")))
+                .as("retried 30 days later: " + job)
+                .isBetween(
+                        before + Duration.ofDays(30).toMillis() - 10_000,
+                        after + Duration.ofDays(30).toMillis());
+        assertThat(job.get("lastError").asText()).contains("much later").contains("30 days");
+        assertThat(received.stream().filter(r -> r.getJobId().equals(id))).hasSize(1);
+        assertThat(hg.app.delete("/api/v1/jobs/" + id).status()).isEqualTo(200);
     }
 
     @Test

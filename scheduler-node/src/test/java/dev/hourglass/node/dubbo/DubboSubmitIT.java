@@ -182,6 +182,21 @@ class DubboSubmitIT {
     }
 
     @Test
+    void outOfBoundsItemsOfABatchGetTheirErrorsAndNothingIsWritten() {
+        int before = storedJobs();
+        List<JobSubmission> batch = new ArrayList<>(Arrays.asList(
+                job(60_000).setDelayMs(null).setFireAt(Instant.MAX),
+                job(60_000).setExpireAfterMs(Long.MAX_VALUE),
+                job(Long.MAX_VALUE)));
+        List<BatchItemResult> results = as(hg.appToken, null, () -> plain.submitBatch(batch));
+        assertThat(results).extracting(BatchItemResult::getErrorCode).containsOnly(ErrorCode.INVALID_ARGUMENT);
+        assertThat(results)
+                .extracting(BatchItemResult::getErrorField)
+                .containsExactly("fireAt", "expireAfterMs", "delayMs");
+        assertThat(storedJobs()).as("nothing written").isEqualTo(before);
+    }
+
+    @Test
     void authenticationFailuresAndBadInputAreTypedErrorsAndChangeNothing() {
         int before = storedJobs();
         assertThat(error(() -> plain.submit(job(60_000))).code()).isEqualTo(ErrorCode.UNAUTHENTICATED);
@@ -206,7 +221,13 @@ class DubboSubmitIT {
                 new Case(
                         "bad attribute name",
                         job(60_000).setAttributes(new java.util.LinkedHashMap<>(Map.of("a b", "x"))),
-                        "attributes"));
+                        "attributes"),
+                // Instants a Dubbo client can send that no epoch-millisecond time holds
+                new Case("fireAt Instant.MAX", job(60_000).setDelayMs(null).setFireAt(Instant.MAX), "fireAt"),
+                new Case("fireAt Instant.MIN", job(60_000).setDelayMs(null).setFireAt(Instant.MIN), "fireAt"),
+                new Case("delayMs Long.MAX", job(Long.MAX_VALUE), "delayMs"),
+                new Case("expireAfterMs Long.MAX", job(60_000).setExpireAfterMs(Long.MAX_VALUE), "expireAfterMs"),
+                new Case("timeoutMs Long.MAX", job(60_000).setTimeoutMs(Long.MAX_VALUE), "timeoutMs"));
         for (Case c : cases) {
             HourglassException e = error(() -> as(hg.appToken, null, () -> plain.submit(c.submission())));
             assertThat(e.code()).as(c.name()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
@@ -230,6 +251,24 @@ class DubboSubmitIT {
         assertThat(error(() -> as(hg.appToken, null, () -> plain.reschedule("1", null)))
                         .code())
                 .isEqualTo(ErrorCode.INVALID_ARGUMENT);
+        HourglassException farReschedule =
+                error(() -> as(hg.appToken, null, () -> plain.reschedule("1", new JobChange().setFireAt(Instant.MAX))));
+        assertThat(farReschedule.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+        assertThat(farReschedule.field()).isEqualTo("fireAt");
+        HourglassException farRetry = error(() -> as(hg.appToken, null, () -> plain.retry("1", Instant.MAX)));
+        assertThat(farRetry.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+        assertThat(farRetry.field()).isEqualTo("fireAt");
+        HourglassException hugeRetryAfter = error(() -> as(
+                hg.appToken,
+                null,
+                () -> plain.reportResult(
+                        "1",
+                        new ResultReport()
+                                .setAttempt(1)
+                                .setStatus(CallbackStatus.RETRY)
+                                .setRetryAfterMs(Long.MAX_VALUE))));
+        assertThat(hugeRetryAfter.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+        assertThat(hugeRetryAfter.field()).isEqualTo("retryAfterMs");
         HourglassException emptyBatch = error(() -> as(hg.appToken, null, () -> plain.submitBatch(List.of())));
         assertThat(emptyBatch.field()).isEqualTo("jobs");
         List<JobSubmission> tooMany = new ArrayList<>();

@@ -53,6 +53,14 @@ class RetryPolicyTest {
     }
 
     @Test
+    void aHugeRetryAfterNeverWrapsTheRetryTimeIntoThePast() {
+        AttemptBudget b = new AttemptBudget(1, 0, 3);
+        long now = 1_763_000_000_000L;
+        assertThat(RetryPolicy.next(b, AttemptOutcome.RETRY, Long.MAX_VALUE, BACKOFF, now))
+                .isEqualTo(NextStep.retryAt(Long.MAX_VALUE));
+    }
+
+    @Test
     void aManualRetryStartsAFreshBudget() {
         // 3 attempts spent before the manual retry; attempt 4 is the first of the new budget
         AttemptBudget afterRevive = new AttemptBudget(4, 3, 3);

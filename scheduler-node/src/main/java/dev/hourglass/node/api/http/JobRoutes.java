@@ -18,6 +18,7 @@ import dev.hourglass.node.manage.JobManager;
 import dev.hourglass.node.manage.Names;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
+import java.math.BigInteger;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -188,7 +189,7 @@ final class JobRoutes {
             return null;
         }
         JsonNode node = v.matches("-?\\d+")
-                ? Json.MAPPER.getNodeFactory().numberNode(Long.parseLong(v))
+                ? Json.MAPPER.getNodeFactory().numberNode(new BigInteger(v)) // one beyond a long: 400
                 : Json.MAPPER.getNodeFactory().textNode(v);
         ObjectNode holder = Json.object();
         holder.set(name, node);

@@ -2,6 +2,7 @@ package dev.hourglass.node.api.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.hourglass.api.HourglassException;
+import dev.hourglass.node.manage.JobInputs;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
@@ -74,8 +75,11 @@ final class JsonFields {
         if (v == null) {
             return null;
         }
-        if (!v.isIntegralNumber() || !v.canConvertToLong()) {
+        if (!v.isIntegralNumber()) {
             throw HourglassException.invalid(prefix + name, prefix + name + " must be a whole number");
+        }
+        if (!v.canConvertToLong()) { // e.g. 99999999999999999999: asLong() would wrap it
+            throw HourglassException.invalid(prefix + name, prefix + name + " is out of range");
         }
         return v.asLong();
     }
@@ -102,18 +106,26 @@ final class JsonFields {
         return v.asDouble();
     }
 
-    /** Epoch milliseconds (number) or ISO-8601 with offset (string). */
+    /**
+     * Epoch milliseconds (number) or ISO-8601 with offset (string); in either form a time that epoch
+     * milliseconds cannot hold (about ±292 million years) is out of range.
+     */
     Instant time(String name) {
         JsonNode v = get(name);
         if (v == null) {
             return null;
         }
-        if (v.isIntegralNumber() && v.canConvertToLong()) {
+        if (v.isIntegralNumber()) {
+            if (!v.canConvertToLong()) {
+                throw HourglassException.invalid(prefix + name, prefix + name + " is out of range");
+            }
             return Instant.ofEpochMilli(v.asLong());
         }
         if (v.isTextual()) {
             try {
-                return OffsetDateTime.parse(v.asText()).toInstant();
+                Instant t = OffsetDateTime.parse(v.asText()).toInstant();
+                JobInputs.epochMillis(prefix + name, t);
+                return t;
             } catch (DateTimeParseException e) {
                 throw HourglassException.invalid(
                         prefix + name, prefix + name + " must be ISO-8601 with an offset, e.g. 2026-11-21T15:30:00Z");

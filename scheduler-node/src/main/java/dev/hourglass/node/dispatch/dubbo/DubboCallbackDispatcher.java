@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * ({@link #retainOnly}). The job's own {@code timeoutMs} bounds each call; Dubbo never retries
  * by itself (the service's retry policy does).
  *
- * <p>Outcomes: the {@link CallbackResult} as returned; an exception thrown by the callback is a
+ * <p>Outcomes: the {@link CallbackResult} as returned (a retryAfterMs over 30 days clamped to 30
+ * days, {@link DeliveryResult#retry}); an exception thrown by the callback is a
  * RETRY, no answer in time a TIMEOUT, no provider or a broken connection an ERROR (all retried).
  */
 public final class DubboCallbackDispatcher implements Dispatcher {
@@ -149,13 +150,7 @@ public final class DubboCallbackDispatcher implements Dispatcher {
         }
         return switch (result.getStatus()) {
             case SUCCESS -> DeliveryResult.success(result.getMessage());
-            case RETRY ->
-                new DeliveryResult(
-                        AttemptOutcome.RETRY,
-                        result.getRetryAfterMs() == null || result.getRetryAfterMs() < 0
-                                ? null
-                                : result.getRetryAfterMs(),
-                        result.getMessage());
+            case RETRY -> DeliveryResult.retry(result.getRetryAfterMs(), result.getMessage());
             case FAIL -> new DeliveryResult(AttemptOutcome.FAIL, null, result.getMessage());
         };
     }

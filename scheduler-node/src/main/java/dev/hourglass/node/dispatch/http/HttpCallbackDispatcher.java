@@ -41,7 +41,8 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * Delivers jobs of HTTP services (SPEC §6): POSTs the CallbackRequest as JSON, signed with the
  * service's secret, and reads the answer: 2xx is SUCCESS unless a JSON body says RETRY or FAIL;
  * 410 is FAIL; 429 and 503 are RETRY after {@code Retry-After}; anything else is RETRY; no answer
- * within the job's timeout is TIMEOUT; a connection failure is ERROR. Uses Jetty's asynchronous
+ * within the job's timeout is TIMEOUT; a connection failure is ERROR. A retry hint (body or
+ * header) over 30 days is clamped to 30 days ({@link DeliveryResult#retry}). Uses Jetty's asynchronous
  * HTTP client (the server's Jetty): pooled keep-alive connections, no redirects followed. Its
  * concurrency is bounded upstream, per service, by {@code maxInFlight}.
  */
@@ -113,7 +114,8 @@ public final class HttpCallbackDispatcher implements Dispatcher {
                                                 result.getResponse()
                                                         .getHeaders()
                                                         .get(HttpHeader.RETRY_AFTER),
-                                                getContentAsString(StandardCharsets.UTF_8)));
+                                                getContentAsString(StandardCharsets.UTF_8),
+                                                clock.millis()));
                     }
                 });
         return answer;
@@ -157,7 +159,8 @@ public final class HttpCallbackDispatcher implements Dispatcher {
         return out.toByteArray();
     }
 
-    static DeliveryResult interpret(int status, String retryAfter, String body) {
+    /** The receiver's answer; {@code now} dates a {@code Retry-After} given as an HTTP date. */
+    static DeliveryResult interpret(int status, String retryAfter, String body, long now) {
         if (status >= 200 && status < 300) {
             return fromBody(body);
         }
@@ -165,8 +168,7 @@ public final class HttpCallbackDispatcher implements Dispatcher {
             return new DeliveryResult(AttemptOutcome.FAIL, null, "HTTP 410 Gone");
         }
         if (status == 429 || status == 503) {
-            return new DeliveryResult(
-                    AttemptOutcome.RETRY, retryAfter == null ? null : retryAfterMs(retryAfter), "HTTP " + status);
+            return DeliveryResult.retry(retryAfter == null ? null : retryAfterMs(retryAfter, now), "HTTP " + status);
         }
         return new DeliveryResult(AttemptOutcome.RETRY, null, "HTTP " + status);
     }
@@ -186,30 +188,50 @@ public final class HttpCallbackDispatcher implements Dispatcher {
             return DeliveryResult.success(null);
         }
         String message = node.path("message").isTextual() ? node.get("message").asText() : null;
-        Long retryAfter = node.path("retryAfterMs").canConvertToLong()
-                ? node.get("retryAfterMs").asLong()
-                : null;
         return switch (node.get("status").asText()) {
-            case "RETRY" -> new DeliveryResult(AttemptOutcome.RETRY, retryAfter, message);
+            case "RETRY" -> DeliveryResult.retry(bodyRetryAfterMs(node.get("retryAfterMs")), message);
             case "FAIL" -> new DeliveryResult(AttemptOutcome.FAIL, null, message);
             default -> DeliveryResult.success(message);
         };
     }
 
-    /** Retry-After as seconds or as an HTTP date. */
-    static Long retryAfterMs(String value) {
+    /**
+     * The body's {@code retryAfterMs}: any JSON number, whole milliseconds, saturated at the ends of
+     * a long (1e30 or 99999999999999999999 is {@link Long#MAX_VALUE}, then clamped by
+     * {@link DeliveryResult#retry}); null when absent or not a number.
+     */
+    private static Long bodyRetryAfterMs(JsonNode v) {
+        if (v == null || !v.isNumber()) {
+            return null;
+        }
+        // a double beyond a long converts to the nearest end of the long range
+        return v.isIntegralNumber() && v.canConvertToLong() ? v.asLong() : (long) v.asDouble();
+    }
+
+    /**
+     * Retry-After as delay-seconds or as an HTTP date, in milliseconds from {@code now}; a number
+     * of seconds too large for a long of milliseconds saturates at {@link Long#MAX_VALUE}, a
+     * negative one or a date in the past is 0, anything else null (ignored).
+     */
+    static Long retryAfterMs(String value, long now) {
         String v = value.trim();
-        try {
-            return Math.max(0, Long.parseLong(v)) * 1_000;
-        } catch (NumberFormatException notSeconds) {
-            try {
-                long at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME)
-                        .toInstant()
-                        .toEpochMilli();
-                return Math.max(0, at - System.currentTimeMillis());
-            } catch (RuntimeException notDate) {
-                return null;
+        if (v.matches("[-+]?\\d+")) {
+            if (v.startsWith("-")) {
+                return 0L;
             }
+            try {
+                return Math.multiplyExact(Long.parseLong(v), 1_000L);
+            } catch (NumberFormatException | ArithmeticException beyondALong) {
+                return Long.MAX_VALUE;
+            }
+        }
+        try {
+            long at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME)
+                    .toInstant()
+                    .toEpochMilli();
+            return Math.max(0, at - now); // RFC 1123 years have 4 digits: no overflow
+        } catch (RuntimeException notDate) {
+            return null;
         }
     }
 

@@ -2,6 +2,7 @@ package dev.hourglass.node.api.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.NodeFixture;
 import java.util.stream.Stream;
@@ -18,13 +19,16 @@ import org.junit.jupiter.params.provider.MethodSource;
 class BadInputIT {
     static NodeFixture f;
     static String service;
+    /** A DELAYED job an hour out: one job exists, so "nothing changed" is not trivially true. */
+    static String delayedJob;
+
     long jobsBefore;
 
     @BeforeAll
     static void start() throws Exception {
         f = new NodeFixture();
         service = f.httpService("");
-        f.submit(service, 3_600_000, ""); // one job exists, so "nothing changed" is not trivially true
+        delayedJob = f.submit(service, 3_600_000, "").get("id").asText();
     }
 
     @AfterAll
@@ -47,6 +51,10 @@ class BadInputIT {
     }
 
     static Stream<Arguments> badSubmits() {
+        return Stream.concat(malformedSubmits(), outOfBoundsSubmits());
+    }
+
+    static Stream<Arguments> malformedSubmits() {
         String s = "\"service\":\"SVC\"";
         return Stream.of(
                 Arguments.of("malformed JSON", "{\"service\":", 400, "INVALID_ARGUMENT", null),
@@ -130,6 +138,37 @@ class BadInputIT {
                         "payload"));
     }
 
+    /** The documented maximum of {@code delayMs}, {@code expireAfterMs} and the fire time ahead: 10 years. */
+    private static final long TEN_YEARS_MS = 10L * 366 * 24 * 3600 * 1000;
+
+    /** Numbers over their documented maximum or beyond what a long holds: 400 naming the field. */
+    static Stream<Arguments> outOfBoundsSubmits() {
+        String s = "\"service\":\"SVC\"";
+        String d = s + ",\"delayMs\":5";
+        return Stream.of(
+                bound("expireAfterMs Long.MAX", d + ",\"expireAfterMs\":" + Long.MAX_VALUE, "expireAfterMs"),
+                bound("expireAfterMs over 10 years", d + ",\"expireAfterMs\":" + (TEN_YEARS_MS + 1), "expireAfterMs"),
+                bound("expireAfterMs beyond a long", d + ",\"expireAfterMs\":99999999999999999999", "expireAfterMs"),
+                bound("expireAfterMs 1e30", d + ",\"expireAfterMs\":1e30", "expireAfterMs"),
+                bound("delayMs Long.MAX", s + ",\"delayMs\":" + Long.MAX_VALUE, "delayMs"),
+                bound("delayMs over 10 years", s + ",\"delayMs\":" + (TEN_YEARS_MS + 1), "delayMs"),
+                bound("delayMs beyond a long", s + ",\"delayMs\":99999999999999999999", "delayMs"),
+                bound("delayMs 1e30", s + ",\"delayMs\":1e30", "delayMs"),
+                bound("fireAt Long.MAX ms", s + ",\"fireAt\":" + Long.MAX_VALUE, "fireAt"),
+                bound("fireAt beyond a long", s + ",\"fireAt\":99999999999999999999", "fireAt"),
+                bound("fireAt in year +999999999", s + ",\"fireAt\":\"+999999999-12-31T23:59:59Z\"", "fireAt"),
+                bound("fireAt in year -999999999", s + ",\"fireAt\":\"-999999999-01-01T00:00:00Z\"", "fireAt"),
+                bound("timeoutMs Long.MAX", d + ",\"timeoutMs\":" + Long.MAX_VALUE, "timeoutMs"),
+                bound("timeoutMs over 24 h", d + ",\"timeoutMs\":86400001", "timeoutMs"),
+                bound("timeoutMs 1e30", d + ",\"timeoutMs\":1e30", "timeoutMs"),
+                bound("maxAttempts over 1000", d + ",\"maxAttempts\":1001", "maxAttempts"),
+                bound("maxAttempts beyond an int", d + ",\"maxAttempts\":9999999999", "maxAttempts"));
+    }
+
+    private static Arguments bound(String what, String fields, String field) {
+        return Arguments.of(what, "{" + fields + "}", 400, "INVALID_ARGUMENT", field);
+    }
+
     private static String manyAttributes(int n) {
         StringBuilder sb = new StringBuilder("{");
         for (int i = 0; i < n; i++) {
@@ -148,6 +187,117 @@ class BadInputIT {
         if (field != null) {
             assertThat(a.errorField()).isEqualTo(field);
         }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("outOfBoundsSubmits")
+    void anOutOfBoundsItemOfABatchGetsItsErrorInItsPlace(
+            String what, String body, int status, String code, String field) {
+        ApiClient.Answer a = f.app.post("/api/v1/jobs/batch", "{\"jobs\":[" + body.replace("SVC", service) + "]}");
+        assertThat(a.status()).as(a.text()).isEqualTo(200);
+        JsonNode error = a.json().path("results").path(0).path("error");
+        assertThat(error.path("code").asText()).as(a.text()).isEqualTo(code);
+        assertThat(error.path("field").asText()).as(a.text()).isEqualTo(field);
+        assertThat(error.path("message").asText()).isNotBlank();
+    }
+
+    @Test
+    void aFireTimeFarInThePastFiresNow() {
+        long before = System.currentTimeMillis();
+        for (String fireAt : new String[] {Long.toString(Long.MIN_VALUE), "\"-200000000-01-01T00:00:00Z\""}) {
+            ApiClient.Answer a =
+                    f.app.post("/api/v1/jobs", "{\"service\":\"" + service + "\",\"fireAt\":" + fireAt + "}");
+            assertThat(a.status()).as(a.text()).isEqualTo(201);
+            assertThat(NodeFixture.epochMs(a.json().get("fireAt")))
+                    .as("a past fire time fires now: " + a.text())
+                    .isBetween(before, System.currentTimeMillis());
+        }
+        jobsBefore = jobCount();
+    }
+
+    @Test
+    void outOfBoundsTimesOfAPatchAreRefusedAndChangeNothing() {
+        JsonNode job = f.job(delayedJob);
+        String[][] cases = {
+            {"{\"delayMs\":" + Long.MAX_VALUE + "}", "delayMs"},
+            {"{\"delayMs\":99999999999999999999}", "delayMs"},
+            {"{\"fireAt\":\"+999999999-12-31T23:59:59Z\"}", "fireAt"},
+            {"{\"fireAt\":" + Long.MAX_VALUE + "}", "fireAt"},
+        };
+        for (String[] c : cases) {
+            ApiClient.Answer a = f.app.patch("/api/v1/jobs/" + delayedJob, c[0]);
+            assertThat(a.status()).as(c[0] + " -> " + a.text()).isEqualTo(400);
+            assertThat(a.errorField()).as(c[0]).isEqualTo(c[1]);
+        }
+        assertThat(f.job(delayedJob).get("fireAt")).isEqualTo(job.get("fireAt"));
+        assertThat(f.job(delayedJob).get("updatedAt")).isEqualTo(job.get("updatedAt"));
+    }
+
+    @Test
+    void outOfBoundsTimesOfAManualRetryAreRefusedAndChangeNothing() {
+        String id = f.submit(service, 3_600_000, "").get("id").asText();
+        f.app.delete("/api/v1/jobs/" + id);
+        jobsBefore = jobCount();
+        String[][] cases = {
+            {"{\"delayMs\":" + Long.MAX_VALUE + "}", "delayMs"},
+            {"{\"delayMs\":" + (TEN_YEARS_MS + 1) + "}", "delayMs"},
+            {"{\"fireAt\":\"+999999999-12-31T23:59:59Z\"}", "fireAt"},
+            {"{\"fireAt\":\"-999999999-01-01T00:00:00Z\"}", "fireAt"},
+        };
+        for (String[] c : cases) {
+            ApiClient.Answer a = f.app.post("/api/v1/jobs/" + id + "/retry", c[0]);
+            assertThat(a.status()).as(c[0] + " -> " + a.text()).isEqualTo(400);
+            assertThat(a.errorField()).as(c[0]).isEqualTo(c[1]);
+        }
+        assertThat(f.state(id)).isEqualTo("CANCELED");
+    }
+
+    @Test
+    void anOutOfBoundsRetryAfterOfAResultIsRefusedAndChangesNothing() {
+        JsonNode job = f.job(delayedJob);
+        for (String retryAfter :
+                new String[] {Long.toString(Long.MAX_VALUE), Long.toString(30L * 24 * 3600 * 1000 + 1), "1e30"}) {
+            ApiClient.Answer a = f.app.post(
+                    "/api/v1/jobs/" + delayedJob + "/result",
+                    "{\"attempt\":0,\"status\":\"RETRY\",\"retryAfterMs\":" + retryAfter + "}");
+            assertThat(a.status()).as(retryAfter + " -> " + a.text()).isEqualTo(400);
+            assertThat(a.errorField()).as(retryAfter).isEqualTo("retryAfterMs");
+        }
+        assertThat(f.job(delayedJob)).isEqualTo(job);
+    }
+
+    @Test
+    void searchTimesBeyondTheEpochMillisecondRangeAreRefused() {
+        ApiClient.Answer huge = f.app.get("/api/v1/jobs?fireFrom=99999999999999999999");
+        assertThat(huge.status()).as(huge.text()).isEqualTo(400);
+        assertThat(huge.errorField()).isEqualTo("fireFrom");
+        ApiClient.Answer farYear = f.app.get("/api/v1/jobs?fireTo=%2B999999999-12-31T23:59:59Z");
+        assertThat(farYear.status()).as(farYear.text()).isEqualTo(400);
+        assertThat(farYear.errorField()).isEqualTo("fireTo");
+    }
+
+    @Test
+    void serviceNumbersAreBounded() {
+        String url = "\"protocol\":\"HTTP\",\"url\":\"" + f.receiver.url() + "\"";
+        String[][] cases = {
+            {"\"timeoutMs\":99999999999999999999", "timeoutMs"},
+            {"\"timeoutMs\":86400001", "timeoutMs"},
+            {"\"maxAttempts\":1001", "maxAttempts"},
+            {"\"maxInFlight\":1e30", "maxInFlight"},
+            {"\"backoff\":{\"initialMs\":" + Long.MAX_VALUE + "}", "backoff.initialMs"},
+            {"\"backoff\":{\"maxMs\":" + Long.MAX_VALUE + "}", "backoff.maxMs"},
+            {"\"backoff\":{\"multiplier\":1e400}", "backoff.multiplier"},
+            {"\"alert\":{\"failures\":" + Integer.MAX_VALUE + "}", "alert.failures"},
+            {"\"alert\":{\"failures\":0}", "alert.failures"},
+            {"\"alert\":{\"windowSeconds\":" + Integer.MAX_VALUE + "}", "alert.windowSeconds"},
+            {"\"alert\":{\"windowSeconds\":99999999999999999999}", "alert.windowSeconds"},
+        };
+        for (String[] c : cases) {
+            ApiClient.Answer a = f.app.put("/api/v1/services/bounded", "{" + url + "," + c[0] + "}");
+            assertThat(a.status()).as(c[0] + " -> " + a.text()).isEqualTo(400);
+            assertThat(a.errorField()).as(c[0]).isEqualTo(c[1]);
+        }
+        assertThat(f.app.get("/api/v1/services/bounded").status()).isEqualTo(404);
     }
 
     @Test

@@ -36,6 +36,16 @@ class DubboOutcomesTest {
     }
 
     @Test
+    void aRetryAfterOverThirtyDaysIsClampedAndTheMessageSaysSo() {
+        DeliveryResult r = DubboCallbackDispatcher.interpret(CallbackResult.retryAfter(Long.MAX_VALUE, "much later"));
+        assertThat(r.outcome()).isEqualTo(AttemptOutcome.RETRY);
+        assertThat(r.retryAfterMs()).isEqualTo(java.time.Duration.ofDays(30).toMillis());
+        assertThat(r.message()).startsWith("much later").contains("30 days");
+        DeliveryResult unnamed = DubboCallbackDispatcher.interpret(CallbackResult.retryAfter(Long.MAX_VALUE, null));
+        assertThat(unnamed.message()).contains("30 days");
+    }
+
+    @Test
     void failuresAreRetryTimeoutOrError() {
         assertThat(DubboCallbackDispatcher.failure(new CompletionException(new IllegalStateException("db down")))
                         .outcome())
