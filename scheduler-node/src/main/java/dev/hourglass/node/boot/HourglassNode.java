@@ -36,6 +36,8 @@ import dev.hourglass.node.store.mybatis.MyBatisJobMutations;
 import dev.hourglass.node.store.mybatis.MyBatisJobRepository;
 import dev.hourglass.node.store.mybatis.MyBatisServiceRepository;
 import dev.hourglass.node.store.mybatis.SqlFailures;
+import dev.hourglass.node.tenant.DeliveryTargets;
+import dev.hourglass.node.tenant.FailedAuthLimiter;
 import dev.hourglass.node.tenant.Tenants;
 import dev.hourglass.node.tenant.Tokens;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -98,13 +100,18 @@ public final class HourglassNode implements AutoCloseable {
             var sqlFailures = new SqlFailures();
             var jobRepository = new MyBatisJobRepository(sessions, sqlFailures);
             var serviceRepository = new MyBatisServiceRepository(sessions);
+            var appRepository = new MyBatisAppRepository(sessions);
+            var targets = new DeliveryTargets(appRepository);
             var catalog = new ServiceCatalog(serviceRepository);
+            catalog.onChange(services -> targets.refresh()); // grants reload with the services
             var allowList = new CallbackAllowList(config.callbackAllow);
             this.embeddedZooKeeper = config.cluster.zkConnect == null || config.cluster.zkConnect.isBlank()
                     ? new EmbeddedZooKeeper(Path.of(config.dataDir))
                     : null;
             String zk = embeddedZooKeeper != null ? embeddedZooKeeper.connectString() : config.cluster.zkConnect;
-            this.dispatch = new DispatchRouter().register(Protocol.HTTP, new HttpCallbackDispatcher(allowList, clock));
+            this.dispatch = new DispatchRouter()
+                    .checkTargets(targets)
+                    .register(Protocol.HTTP, new HttpCallbackDispatcher(allowList, clock));
             Set<Protocol> protocols = EnumSet.of(Protocol.HTTP);
             if (config.cluster.kafkaBootstrap != null && !config.cluster.kafkaBootstrap.isBlank()) {
                 dispatch.register(Protocol.KAFKA, new KafkaDispatcher(config.cluster.kafkaBootstrap, nodeId));
@@ -161,9 +168,18 @@ public final class HourglassNode implements AutoCloseable {
                     jobIds,
                     new Limits(l.maxPayloadBytes, l.maxFireAheadMs, l.maxBatch, l.maxAttributes),
                     clock);
-            var services =
-                    new ServiceCommands(catalog, allowList, protocols, dubbo != null && dubbo.hasRegistry(), clock);
-            var tenants = new Tenants(new MyBatisAppRepository(sessions), adminToken, clock);
+            var services = new ServiceCommands(
+                    catalog, allowList, targets, protocols, dubbo != null && dubbo.hasRegistry(), clock);
+            var a = config.auth;
+            var tenants = new Tenants(
+                    appRepository,
+                    adminToken,
+                    clock,
+                    new Tenants.TokenCaching(a.tokenCacheMs, a.unknownTokenCacheMs, a.tokenCacheSize),
+                    new FailedAuthLimiter(
+                            new FailedAuthLimiter.Limits(
+                                    a.maxFailures, a.failureWindowMs, a.blockMs, a.trackedAddresses),
+                            clock));
             engine.start();
             long startedAt = clock.millis();
             this.coordinator = new CuratorCoordinator(
@@ -192,6 +208,7 @@ public final class HourglassNode implements AutoCloseable {
                             services,
                             serviceRepository,
                             tenants,
+                            targets,
                             new Status(),
                             metrics,
                             registry)

@@ -5,6 +5,7 @@ import dev.hourglass.node.dispatch.http.CallbackAllowList;
 import dev.hourglass.node.job.Backoff;
 import dev.hourglass.node.job.JobBounds;
 import dev.hourglass.node.manage.Names;
+import dev.hourglass.node.tenant.DeliveryTargets;
 import java.net.URI;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -20,6 +21,10 @@ import java.util.Set;
  * <p>DUBBO services name their {@code JobCallbackService} by group and version, found through the
  * node's Dubbo registry, or give a direct {@code url} ({@code dubbo://host:port}, on the callback
  * allow-list like HTTP URLs); without a registry the url is required.
+ *
+ * <p>Tenant isolation: a KAFKA service's topic and a DUBBO service's group must be the app's own
+ * or granted to it by the admin ({@link DeliveryTargets}); the check comes after every other check
+ * of the target, so a refusal names {@code topic} or {@code dubboGroup} only for a well-formed one.
  */
 public final class ServiceCommands {
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -30,6 +35,7 @@ public final class ServiceCommands {
 
     private final ServiceCatalog catalog;
     private final CallbackAllowList allowList;
+    private final DeliveryTargets targets;
     private final Set<Protocol> supported;
     private final boolean dubboRegistry;
     private final Clock clock;
@@ -38,11 +44,13 @@ public final class ServiceCommands {
     public ServiceCommands(
             ServiceCatalog catalog,
             CallbackAllowList allowList,
+            DeliveryTargets targets,
             Set<Protocol> supported,
             boolean dubboRegistry,
             Clock clock) {
         this.catalog = catalog;
         this.allowList = allowList;
+        this.targets = targets;
         this.supported = supported;
         this.dubboRegistry = dubboRegistry;
         this.clock = clock;
@@ -57,11 +65,15 @@ public final class ServiceCommands {
         String dubboVersion = null;
         switch (protocol) {
             case HTTP -> url = httpUrl(spec.url());
-            case KAFKA -> topic = required("topic", spec.topic());
+            case KAFKA -> {
+                topic = kafkaTopic(spec.topic());
+                targets.requireTopic(app, topic);
+            }
             case DUBBO -> {
                 url = dubboUrl(spec.url());
                 dubboGroup = dubboName("dubboGroup", spec.dubboGroup());
                 dubboVersion = dubboName("dubboVersion", spec.dubboVersion());
+                targets.requireDubboGroup(app, dubboGroup, url != null);
             }
         }
         int maxAttempts = within("maxAttempts", spec.maxAttempts(), 5, 1, JobBounds.MAX_ATTEMPTS);
@@ -161,6 +173,16 @@ public final class ServiceCommands {
             throw HourglassException.invalid("url", "host " + uri.getHost() + " is not on the callback allow-list");
         }
         return url;
+    }
+
+    /** A name Kafka accepts for a topic: 1..249 of [A-Za-z0-9._-], not "." or "..". */
+    private static String kafkaTopic(String value) {
+        String topic = required("topic", value);
+        if (!topic.matches("[A-Za-z0-9._-]{1,249}") || topic.equals(".") || topic.equals("..")) {
+            throw HourglassException.invalid(
+                    "topic", "topic must be a Kafka topic name: 1..249 characters of [A-Za-z0-9._-], not . or ..");
+        }
+        return topic;
     }
 
     /** A direct provider address, or null to find providers through the registry. */

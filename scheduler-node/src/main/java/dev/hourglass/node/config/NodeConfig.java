@@ -24,6 +24,7 @@ public class NodeConfig {
     public Limits limits = new Limits();
     public Cluster cluster = new Cluster();
     public Dubbo dubbo = new Dubbo();
+    public Auth auth = new Auth();
     /** Hosts and CIDRs allowed as HTTP callback targets. */
     public List<String> callbackAllow = new ArrayList<>(List.of("127.0.0.1", "localhost"));
 
@@ -105,6 +106,24 @@ public class NodeConfig {
         public String registry = "cluster";
     }
 
+    /** Token caching and the failed-authentication limit (docs/security.md). */
+    public static class Auth {
+        /** How long a valid token is trusted without a database read: a revocation through another node takes this long. */
+        public long tokenCacheMs = 10_000;
+        /** How long an unknown token is remembered as unknown (no database read for it meanwhile). */
+        public long unknownTokenCacheMs = 5_000;
+        /** Most tokens each of the two token caches holds. */
+        public int tokenCacheSize = 10_000;
+        /** Failed authentications from one client address within failureWindowMs that block it; 0: no limit. */
+        public int maxFailures = 20;
+
+        public long failureWindowMs = 60_000;
+        /** How long a blocked address is refused (429 RATE_LIMITED). */
+        public long blockMs = 60_000;
+        /** Most client addresses the limit remembers at once. */
+        public int trackedAddresses = 100_000;
+    }
+
     public boolean isStandalone() {
         return database.url == null || database.url.isBlank();
     }
@@ -156,6 +175,25 @@ public class NodeConfig {
                                 || dubbo.registry.equals("none")
                                 || dubbo.registry.matches("[a-z][a-z0-9+.-]*://.+")),
                 "dubbo.registry must be cluster, none or a registry URL like zookeeper://host:2181");
+        check(errors, auth.tokenCacheMs >= 0 && auth.tokenCacheMs <= 300_000, "auth.tokenCacheMs must be in 0..300000");
+        check(
+                errors,
+                auth.unknownTokenCacheMs >= 0 && auth.unknownTokenCacheMs <= 300_000,
+                "auth.unknownTokenCacheMs must be in 0..300000");
+        check(
+                errors,
+                auth.tokenCacheSize >= 100 && auth.tokenCacheSize <= 10_000_000,
+                "auth.tokenCacheSize must be in 100..10000000");
+        check(errors, auth.maxFailures >= 0 && auth.maxFailures <= 1_000_000, "auth.maxFailures must be in 0..1000000");
+        check(
+                errors,
+                auth.failureWindowMs >= 1_000 && auth.failureWindowMs <= 86_400_000,
+                "auth.failureWindowMs must be in 1000..86400000");
+        check(errors, auth.blockMs >= 1_000 && auth.blockMs <= 86_400_000, "auth.blockMs must be in 1000..86400000");
+        check(
+                errors,
+                auth.trackedAddresses >= 100 && auth.trackedAddresses <= 10_000_000,
+                "auth.trackedAddresses must be in 100..10000000");
         check(errors, adminToken == null || adminToken.length() >= 16, "adminToken must be at least 16 characters");
         check(
                 errors,

@@ -1,17 +1,31 @@
 package dev.hourglass.node.dispatch;
 
 import dev.hourglass.node.catalog.Protocol;
+import dev.hourglass.node.catalog.ServiceDefinition;
+import dev.hourglass.node.tenant.DeliveryTargets;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
-/** Picks the dispatcher of a service's protocol; a protocol with none configured is an ERROR attempt. */
+/**
+ * Picks the dispatcher of a service's protocol; a protocol with none configured is an ERROR
+ * attempt. With {@link #checkTargets}, a KAFKA topic or DUBBO group its app may no longer use (the
+ * admin withdrew the grant after the service was saved) is an ERROR attempt too, decided before
+ * anything is sent and said in the attempt's message.
+ */
 public final class DispatchRouter implements Dispatcher {
     private final Map<Protocol, Dispatcher> byProtocol = new EnumMap<>(Protocol.class);
+    private volatile DeliveryTargets targets;
 
     public DispatchRouter register(Protocol protocol, Dispatcher dispatcher) {
         byProtocol.put(protocol, dispatcher);
+        return this;
+    }
+
+    /** Checks each delivery's topic or group against the apps' delivery targets. */
+    public DispatchRouter checkTargets(DeliveryTargets targets) {
+        this.targets = targets;
         return this;
     }
 
@@ -26,11 +40,30 @@ public final class DispatchRouter implements Dispatcher {
             return CompletableFuture.completedFuture(DeliveryResult.error(
                     "no dispatcher for protocol " + delivery.service().protocol()));
         }
+        String refused = refusal(delivery.service());
+        if (refused != null) {
+            // counted against maxAttempts, unlike notDelivered: the refusal lasts until the admin
+            // grants the target again, so the job should end FAILED (and be retried by hand then)
+            // rather than be tried for ever
+            return CompletableFuture.completedFuture(DeliveryResult.error(refused));
+        }
         try {
             return d.deliver(delivery);
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(DeliveryResult.error(e.toString()));
         }
+    }
+
+    private String refusal(ServiceDefinition service) {
+        DeliveryTargets t = targets;
+        if (t == null) {
+            return null;
+        }
+        return switch (service.protocol()) {
+            case KAFKA -> t.topicRefusal(service.app(), service.topic());
+            case DUBBO -> t.dubboGroupRefusal(service.app(), service.dubboGroup(), service.url() != null);
+            case HTTP -> null; // the HTTP dispatcher checks its URL against the callback allow-list
+        };
     }
 
     @Override

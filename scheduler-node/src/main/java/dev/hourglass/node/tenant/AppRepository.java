@@ -1,6 +1,7 @@
 package dev.hourglass.node.tenant;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** Storage port for apps and their tokens. Tokens are stored only as hashes. */
@@ -19,4 +20,13 @@ public interface AppRepository {
 
     /** The app owning an unrevoked token with this hash. */
     Optional<String> appOfToken(String tokenHash);
+
+    /** The delivery targets granted to an app; {@link TargetGrants#NONE} when none. */
+    TargetGrants targets(String app);
+
+    /** Replaces the delivery targets granted to an app, in one transaction. */
+    void replaceTargets(String app, TargetGrants grants);
+
+    /** The grants of every app that has any. */
+    Map<String, TargetGrants> allTargets();
 }

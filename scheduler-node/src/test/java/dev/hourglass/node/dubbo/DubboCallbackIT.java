@@ -255,7 +255,7 @@ class DubboCallbackIT {
         // a group nobody exports: ERROR attempts, retried, the job stays alive
         service(
                 "nobody",
-                "{\"protocol\":\"DUBBO\",\"dubboGroup\":\"nobody\",\"timeoutMs\":500,\"backoff\":{\"initialMs\":200}}");
+                "{\"protocol\":\"DUBBO\",\"dubboGroup\":\"shop-nobody\",\"timeoutMs\":500,\"backoff\":{\"initialMs\":200}}");
         String orphan = submit("nobody", "success");
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> ended(outcomes(orphan)).size() >= 2);

@@ -25,6 +25,7 @@ import dev.hourglass.node.store.mybatis.MyBatisJobMutations;
 import dev.hourglass.node.store.mybatis.MyBatisJobRepository;
 import dev.hourglass.node.store.mybatis.MyBatisServiceRepository;
 import dev.hourglass.node.store.mybatis.SqlFailures;
+import dev.hourglass.node.tenant.TargetGrants;
 import dev.hourglass.node.timeindex.IndexEntry;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -462,5 +463,22 @@ public abstract class StorageContract {
         assertThat(apps.appOfToken("h".repeat(63) + "1")).contains(app);
         assertThat(apps.revokeToken(app, "tid-" + app, T0)).isTrue();
         assertThat(apps.appOfToken("h".repeat(63) + "1")).isEmpty();
+    }
+
+    @Test
+    void targetGrantsAreReplacedWholeAndKeepCase() {
+        String owner = app + "-grants";
+        assertThat(apps.createApp(owner, T0)).isTrue();
+        assertThat(apps.targets(owner)).isEqualTo(TargetGrants.NONE);
+        apps.replaceTargets(owner, TargetGrants.of(List.of("audit", "Audit", "billing.*"), List.of("g-*"), true));
+        assertThat(apps.targets(owner))
+                .as("topics are case-sensitive: two patterns")
+                .isEqualTo(new TargetGrants(List.of("Audit", "audit", "billing.*"), List.of("g-*"), true));
+        assertThat(apps.allTargets()).containsKey(owner);
+        apps.replaceTargets(owner, TargetGrants.of(null, List.of("other"), false));
+        assertThat(apps.targets(owner)).isEqualTo(new TargetGrants(List.of(), List.of("other"), false));
+        apps.replaceTargets(owner, TargetGrants.NONE);
+        assertThat(apps.targets(owner)).isEqualTo(TargetGrants.NONE);
+        assertThat(apps.allTargets()).doesNotContainKey(owner);
     }
 }

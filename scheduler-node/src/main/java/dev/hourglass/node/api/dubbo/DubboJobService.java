@@ -14,6 +14,7 @@ import dev.hourglass.api.ResultReport;
 import dev.hourglass.node.manage.Caller;
 import dev.hourglass.node.manage.JobManager;
 import dev.hourglass.node.manage.JobViews;
+import dev.hourglass.node.tenant.RateLimitedException;
 import dev.hourglass.node.tenant.Tenants;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -145,8 +146,19 @@ public final class DubboJobService implements DelayJobService {
 
     // ---- the caller ------------------------------------------------------------------------------
 
+    /**
+     * The caller of the current call. The client address for the failed-authentication limit is
+     * the connection's peer; a RATE_LIMITED leaves as a plain HourglassException (the client does
+     * not have the node's subclass).
+     */
     private Caller caller() {
-        return tenants.authenticateToken(RpcContext.getServerAttachment().getAttachment(TOKEN_ATTACHMENT));
+        String token = RpcContext.getServerAttachment().getAttachment(TOKEN_ATTACHMENT);
+        try {
+            return tenants.authenticateToken(
+                    token, RpcContext.getServiceContext().getRemoteHost());
+        } catch (RateLimitedException e) {
+            throw new HourglassException(e.code(), e.getMessage());
+        }
     }
 
     /** The app a call acts on; mirrors the HTTP API's {@code ?app=} rule. */

@@ -2,19 +2,30 @@ package dev.hourglass.node.api.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hourglass.api.HourglassException;
+import dev.hourglass.node.tenant.DeliveryTargets;
+import dev.hourglass.node.tenant.TargetGrants;
 import dev.hourglass.node.tenant.Tenants;
 import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
-/** {@code /api/v1/apps}: SPEC §3 "Apps" (admin token). */
+/**
+ * {@code /api/v1/apps}: SPEC §3 "Apps" (admin token), and each app's delivery target grants
+ * ({@code /api/v1/apps/{name}/targets}, docs/security.md).
+ */
 final class AppRoutes {
+    private static final Set<String> TARGET_FIELDS = Set.of("app", "kafkaTopics", "dubboGroups", "dubboDefaultGroup");
+
     private final Tenants tenants;
+    private final DeliveryTargets targets;
     private final Callers callers;
 
-    AppRoutes(Tenants tenants, Callers callers) {
+    AppRoutes(Tenants tenants, DeliveryTargets targets, Callers callers) {
         this.tenants = tenants;
+        this.targets = targets;
         this.callers = callers;
     }
 
@@ -39,6 +50,35 @@ final class AppRoutes {
             tenants.revokeToken(ctx.pathParam("name"), ctx.pathParam("tokenId"));
             ctx.status(204);
         });
+        r.get("/api/v1/apps/{name}/targets", ctx -> {
+            callers.admin(ctx);
+            String app = ctx.pathParam("name");
+            Respond.ok(ctx, grants(app, targets.grants(app)));
+        });
+        r.put("/api/v1/apps/{name}/targets", this::putTargets);
+    }
+
+    /** Replaces the app's grants; a GET's answer can be sent back as it is ({@code app} must match). */
+    private void putTargets(Context ctx) {
+        callers.admin(ctx);
+        String app = ctx.pathParam("name");
+        JsonFields f = JsonFields.of(Json.parse(ctx.body()), TARGET_FIELDS);
+        String bodyApp = f.string("app");
+        if (bodyApp != null && !bodyApp.equals(app)) {
+            throw HourglassException.invalid("app", "app in the body differs from the path");
+        }
+        TargetGrants wanted = TargetGrants.of(
+                f.stringList("kafkaTopics"),
+                f.stringList("dubboGroups"),
+                Boolean.TRUE.equals(f.bool("dubboDefaultGroup")));
+        Respond.ok(ctx, grants(app, targets.replaceGrants(app, wanted)));
+    }
+
+    private static ObjectNode grants(String app, TargetGrants g) {
+        ObjectNode n = Json.object().put("app", app);
+        g.kafkaTopics().forEach(n.putArray("kafkaTopics")::add);
+        g.dubboGroups().forEach(n.putArray("dubboGroups")::add);
+        return n.put("dubboDefaultGroup", g.dubboDefaultGroup());
     }
 
     private static ObjectNode issued(Tenants.IssuedToken t) {

@@ -6,7 +6,11 @@ import dev.hourglass.node.manage.Caller;
 import dev.hourglass.node.tenant.Tenants;
 import io.javalin.http.Context;
 
-/** Who calls, from the {@code Authorization} header, and which app a request acts on. */
+/**
+ * Who calls, from the {@code Authorization} header, and which app a request acts on. The client
+ * address for the failed-authentication limit is the connection's peer ({@code ctx.ip()}):
+ * behind a reverse proxy that is the proxy (see docs/security.md).
+ */
 final class Callers {
     private final Tenants tenants;
 
@@ -15,7 +19,7 @@ final class Callers {
     }
 
     Caller of(Context ctx) {
-        return tenants.authenticate(ctx.header("Authorization"));
+        return tenants.authenticate(ctx.header("Authorization"), ctx.ip());
     }
 
     Caller admin(Context ctx) {

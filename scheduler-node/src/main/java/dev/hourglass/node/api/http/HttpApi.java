@@ -7,6 +7,8 @@ import dev.hourglass.node.catalog.ServiceRepository;
 import dev.hourglass.node.job.JobRepository;
 import dev.hourglass.node.manage.JobManager;
 import dev.hourglass.node.metrics.FiringMetrics;
+import dev.hourglass.node.tenant.DeliveryTargets;
+import dev.hourglass.node.tenant.RateLimitedException;
 import dev.hourglass.node.tenant.Tenants;
 import io.javalin.Javalin;
 import io.javalin.http.HttpResponseException;
@@ -34,13 +36,14 @@ public final class HttpApi implements AutoCloseable {
             ServiceCommands services,
             ServiceRepository serviceRepository,
             Tenants tenants,
+            DeliveryTargets targets,
             NodeStatus node,
             FiringMetrics metrics,
             PrometheusMeterRegistry prometheus) {
         Callers callers = new Callers(tenants);
         JobRoutes jobRoutes = new JobRoutes(jobs, callers);
         ServiceRoutes serviceRoutes = new ServiceRoutes(services, serviceRepository, callers);
-        AppRoutes appRoutes = new AppRoutes(tenants, callers);
+        AppRoutes appRoutes = new AppRoutes(tenants, targets, callers);
         OpsRoutes opsRoutes = new OpsRoutes(node, jobRepository, metrics, prometheus, callers);
         this.app = Javalin.create(cfg -> {
             cfg.startup.showJavalinBanner = false;
@@ -53,10 +56,12 @@ public final class HttpApi implements AutoCloseable {
             serviceRoutes.register(cfg.routes);
             appRoutes.register(cfg.routes);
             opsRoutes.register(cfg.routes);
-            cfg.routes.exception(
-                    HourglassException.class,
-                    (e, ctx) -> Respond.json(
-                            ctx, e.code().httpStatus(), Json.error(e.code().name(), e.getMessage(), e.field())));
+            cfg.routes.exception(HourglassException.class, (e, ctx) -> {
+                if (e instanceof RateLimitedException limited) {
+                    ctx.header("Retry-After", Long.toString(limited.retryAfterSeconds()));
+                }
+                Respond.json(ctx, e.code().httpStatus(), Json.error(e.code().name(), e.getMessage(), e.field()));
+            });
             cfg.routes.exception(HttpResponseException.class, (e, ctx) -> {
                 ErrorCode code = e.getStatus() == 413 ? ErrorCode.PAYLOAD_TOO_LARGE : codeOf(e.getStatus());
                 Respond.json(ctx, e.getStatus(), Json.error(code.name(), e.getMessage(), null));

@@ -6,8 +6,10 @@ import dev.hourglass.node.manage.JobInputs;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -93,6 +95,36 @@ final class JsonFields {
             throw HourglassException.invalid(prefix + name, prefix + name + " is out of range");
         }
         return v.intValue();
+    }
+
+    Boolean bool(String name) {
+        JsonNode v = get(name);
+        if (v == null) {
+            return null;
+        }
+        if (!v.isBoolean()) {
+            throw HourglassException.invalid(prefix + name, prefix + name + " must be true or false");
+        }
+        return v.asBoolean();
+    }
+
+    /** A JSON array of strings; null when absent. */
+    List<String> stringList(String name) {
+        JsonNode v = get(name);
+        if (v == null) {
+            return null;
+        }
+        if (!v.isArray()) {
+            throw HourglassException.invalid(prefix + name, prefix + name + " must be a list of strings");
+        }
+        List<String> out = new ArrayList<>(v.size());
+        for (JsonNode item : v) {
+            if (!item.isTextual()) {
+                throw HourglassException.invalid(prefix + name, prefix + name + " must be a list of strings");
+            }
+            out.add(item.asText());
+        }
+        return out;
     }
 
     Double decimal(String name) {

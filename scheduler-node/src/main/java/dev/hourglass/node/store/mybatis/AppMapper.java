@@ -7,7 +7,7 @@ import org.apache.ibatis.annotations.Param;
 import org.apache.ibatis.annotations.Select;
 import org.apache.ibatis.annotations.Update;
 
-/** SQL of apps and tokens: short enough to live here as annotations. */
+/** SQL of apps, their tokens and their delivery target grants: short enough to live here as annotations. */
 public interface AppMapper {
     @Insert("INSERT INTO hg_app (name, created_at) VALUES (#{name}, #{now})")
     int insertApp(@Param("name") String name, @Param("now") long now);
@@ -27,6 +27,18 @@ public interface AppMapper {
 
     @Select("SELECT app FROM hg_app_token WHERE token_hash = #{hash} AND revoked_at IS NULL")
     String appOfToken(@Param("hash") String hash);
+
+    @Select("SELECT app, kind, pattern FROM hg_app_target WHERE app = #{app}")
+    List<TargetRow> targetsOf(@Param("app") String app);
+
+    @Select("SELECT app, kind, pattern FROM hg_app_target")
+    List<TargetRow> allTargets();
+
+    @Delete("DELETE FROM hg_app_target WHERE app = #{app}")
+    int deleteTargets(@Param("app") String app);
+
+    @Insert("INSERT INTO hg_app_target (app, kind, pattern) VALUES (#{app}, #{kind}, #{pattern})")
+    int insertTarget(@Param("app") String app, @Param("kind") String kind, @Param("pattern") String pattern);
 
     @Delete("DELETE FROM hg_app WHERE name = #{name}")
     int deleteApp(@Param("name") String name);

@@ -50,6 +50,13 @@ class KafkaDispatchIT {
         NodeConfig config = f.config();
         config.cluster.kafkaBootstrap = kafka.bootstrapServers();
         f.startNode(config);
+        // the app "shop" publishes to topics not named after it: the admin grants them
+        assertThat(f.admin
+                        .put(
+                                "/api/v1/apps/shop/targets",
+                                "{\"kafkaTopics\":[\"orders.close\",\"refunds.check\",\"restart.me\",\"not.yet\"]}")
+                        .status())
+                .isEqualTo(200);
     }
 
     @AfterAll

@@ -1,0 +1,179 @@
+package dev.hourglass.node.tenant;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.hourglass.api.ErrorCode;
+import dev.hourglass.api.HourglassException;
+import dev.hourglass.node.manage.Caller;
+import dev.hourglass.node.testing.ManualClock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** Token caching (both ways) and the failed-authentication limit, with a counting store and a manual clock. */
+class TenantsTest {
+    static final String ADMIN = "admin-token-0123456789";
+    static final String HOST = "10.0.0.7";
+
+    final ManualClock clock = new ManualClock(1_000_000);
+    final CountingApps apps = new CountingApps();
+    final Tenants tenants = new Tenants(
+            apps,
+            ADMIN,
+            clock,
+            new Tenants.TokenCaching(10_000, 5_000, 1_000),
+            new FailedAuthLimiter(new FailedAuthLimiter.Limits(5, 60_000, 30_000, 1_000), clock));
+
+    @Test
+    void anUnknownTokenIsLookedUpOnceWhileItsMissIsRemembered() {
+        for (int i = 0; i < 4; i++) {
+            assertThat(refusal("hg_guess", HOST)).isEqualTo(ErrorCode.UNAUTHENTICATED);
+        }
+        assertThat(apps.lookups.get())
+                .as("database reads for one unknown token")
+                .isEqualTo(1);
+        clock.advance(5_000);
+        assertThat(refusal("hg_guess", HOST)).isEqualTo(ErrorCode.UNAUTHENTICATED);
+        assertThat(apps.lookups.get()).as("read again once the miss expired").isEqualTo(2);
+    }
+
+    @Test
+    void theUnknownTokenCacheIsBounded() {
+        Tenants small = new Tenants(
+                apps,
+                ADMIN,
+                clock,
+                new Tenants.TokenCaching(10_000, 5_000, 100),
+                new FailedAuthLimiter(new FailedAuthLimiter.Limits(0, 60_000, 30_000, 100), clock));
+        for (int round = 0; round < 2; round++) {
+            for (int i = 0; i < 1_000; i++) {
+                String token = "hg_guess-" + i;
+                catchThrowableOfType(HourglassException.class, () -> small.authenticateToken(token, HOST));
+            }
+        }
+        assertThat(apps.lookups.get())
+                .as("1,000 distinct misses twice: at most 100 remembered, so the second round reads again")
+                .isGreaterThanOrEqualTo(1_900);
+    }
+
+    @Test
+    void aValidTokenIsReadOnceAndANewTokenWorksAtOnce() {
+        apps.createApp("shop", 0);
+        String first = tenants.issueToken("shop").token();
+        assertThat(tenants.authenticateToken(first, HOST)).isEqualTo(Caller.ofApp("shop"));
+        assertThat(tenants.authenticateToken(first, HOST)).isEqualTo(Caller.ofApp("shop"));
+        assertThat(apps.lookups.get()).isEqualTo(1);
+        String second = tenants.issueToken("shop").token();
+        assertThat(tenants.authenticate("Bearer " + second, HOST)).isEqualTo(Caller.ofApp("shop"));
+        assertThat(tenants.authenticateToken(ADMIN, HOST)).isEqualTo(Caller.asAdmin());
+    }
+
+    @Test
+    void anAddressIsBlockedAfterTooManyFailuresAndOthersAreNot() {
+        apps.createApp("shop", 0);
+        String valid = tenants.issueToken("shop").token();
+        for (int i = 0; i < 5; i++) {
+            assertThat(refusal("hg_guess-" + i, HOST)).isEqualTo(ErrorCode.UNAUTHENTICATED);
+        }
+        HourglassException limited =
+                catchThrowableOfType(HourglassException.class, () -> tenants.authenticateToken(valid, HOST));
+        assertThat(limited).isInstanceOf(RateLimitedException.class);
+        assertThat(limited.code()).isEqualTo(ErrorCode.RATE_LIMITED);
+        assertThat(((RateLimitedException) limited).retryAfterSeconds()).isEqualTo(30);
+        assertThat(refusal(ADMIN, HOST)).as("not even the admin token").isEqualTo(ErrorCode.RATE_LIMITED);
+        int reads = apps.lookups.get();
+        assertThat(refusal("hg_guess-new", HOST)).isEqualTo(ErrorCode.RATE_LIMITED);
+        assertThat(apps.lookups.get()).as("a blocked address reads nothing").isEqualTo(reads);
+
+        assertThat(tenants.authenticateToken(valid, "10.0.0.8")).isEqualTo(Caller.ofApp("shop"));
+        assertThat(refusal("hg_guess-0", "10.0.0.8")).isEqualTo(ErrorCode.UNAUTHENTICATED);
+
+        clock.advance(29_999);
+        assertThat(refusal(valid, HOST)).isEqualTo(ErrorCode.RATE_LIMITED);
+        clock.advance(1);
+        assertThat(tenants.authenticateToken(valid, HOST)).isEqualTo(Caller.ofApp("shop"));
+    }
+
+    @Test
+    void requestsWithoutATokenAreNotCounted() {
+        for (int i = 0; i < 20; i++) {
+            assertThat(catchThrowableOfType(HourglassException.class, () -> tenants.authenticate(null, HOST))
+                            .code())
+                    .isEqualTo(ErrorCode.UNAUTHENTICATED);
+            assertThat(catchThrowableOfType(HourglassException.class, () -> tenants.authenticate("Bearer ", HOST))
+                            .code())
+                    .isEqualTo(ErrorCode.UNAUTHENTICATED);
+        }
+        assertThat(tenants.authenticateToken(ADMIN, HOST)).isEqualTo(Caller.asAdmin());
+        assertThat(apps.lookups.get()).isZero();
+    }
+
+    private ErrorCode refusal(String token, String address) {
+        HourglassException e =
+                catchThrowableOfType(HourglassException.class, () -> tenants.authenticateToken(token, address));
+        assertThat(e).as("refused").isNotNull();
+        return e.code();
+    }
+
+    /** An in-memory app store that counts token lookups (each one a database read in production). */
+    static final class CountingApps implements AppRepository {
+        final AtomicInteger lookups = new AtomicInteger();
+        final Map<String, String> appByHash = new HashMap<>();
+        final List<String> apps = new ArrayList<>();
+        final Map<String, TargetGrants> grants = new HashMap<>();
+
+        @Override
+        public boolean createApp(String name, long now) {
+            if (apps.contains(name)) {
+                return false;
+            }
+            return apps.add(name);
+        }
+
+        @Override
+        public List<String> listApps() {
+            return List.copyOf(apps);
+        }
+
+        @Override
+        public boolean exists(String app) {
+            return apps.contains(app);
+        }
+
+        @Override
+        public void addToken(String app, String tokenId, String tokenHash, long now) {
+            appByHash.put(tokenHash, app);
+        }
+
+        @Override
+        public boolean revokeToken(String app, String tokenId, long now) {
+            return false;
+        }
+
+        @Override
+        public Optional<String> appOfToken(String tokenHash) {
+            lookups.incrementAndGet();
+            return Optional.ofNullable(appByHash.get(tokenHash));
+        }
+
+        @Override
+        public TargetGrants targets(String app) {
+            return grants.getOrDefault(app, TargetGrants.NONE);
+        }
+
+        @Override
+        public void replaceTargets(String app, TargetGrants g) {
+            grants.put(app, g);
+        }
+
+        @Override
+        public Map<String, TargetGrants> allTargets() {
+            return Map.copyOf(grants);
+        }
+    }
+}
