@@ -18,6 +18,7 @@ import dev.hourglass.node.dispatch.dubbo.DubboCallbackDispatcher;
 import dev.hourglass.node.dispatch.http.CallbackAllowList;
 import dev.hourglass.node.dispatch.http.HttpCallbackDispatcher;
 import dev.hourglass.node.dispatch.kafka.KafkaDispatcher;
+import dev.hourglass.node.dispatch.kafka.KafkaSettings;
 import dev.hourglass.node.dubbo.DubboRuntime;
 import dev.hourglass.node.firing.ClusterContext;
 import dev.hourglass.node.firing.EngineSettings;
@@ -113,8 +114,16 @@ public final class HourglassNode implements AutoCloseable {
                     .checkTargets(targets)
                     .register(Protocol.HTTP, new HttpCallbackDispatcher(allowList, clock));
             Set<Protocol> protocols = EnumSet.of(Protocol.HTTP);
+            KafkaDispatcher kafka = null;
             if (config.cluster.kafkaBootstrap != null && !config.cluster.kafkaBootstrap.isBlank()) {
-                dispatch.register(Protocol.KAFKA, new KafkaDispatcher(config.cluster.kafkaBootstrap, nodeId));
+                kafka = new KafkaDispatcher(
+                        config.cluster.kafkaBootstrap,
+                        nodeId,
+                        new KafkaSettings(
+                                config.kafka.sendQueueRecords,
+                                config.kafka.sendQueueBytes,
+                                config.kafka.deliveryTimeoutMs));
+                dispatch.register(Protocol.KAFKA, kafka);
                 protocols.add(Protocol.KAFKA);
             }
             this.dubbo = config.dubbo.enabled
@@ -128,6 +137,15 @@ public final class HourglassNode implements AutoCloseable {
                 protocols.add(Protocol.DUBBO);
                 Gauge.builder("hourglass.dubbo.references", callbacks, DubboCallbackDispatcher::openReferences)
                         .description("open Dubbo references to business JobCallbackServices")
+                        .register(registry);
+            }
+            if (kafka != null) {
+                Gauge.builder("hourglass.kafka.send.queue.records", kafka, KafkaDispatcher::waitingRecords)
+                        .description(
+                                "KAFKA attempts waiting to be handed to the producer (bound: kafka.sendQueueRecords)")
+                        .register(registry);
+                Gauge.builder("hourglass.kafka.send.queue.bytes", kafka, KafkaDispatcher::waitingBytes)
+                        .description("bytes of those attempts (bound: kafka.sendQueueBytes)")
                         .register(registry);
             }
             this.shards = new ShardOwnership(List.of()); // the master's assignment fills it

@@ -25,6 +25,7 @@ public class NodeConfig {
     public Cluster cluster = new Cluster();
     public Dubbo dubbo = new Dubbo();
     public Auth auth = new Auth();
+    public Kafka kafka = new Kafka();
     /** Hosts and CIDRs allowed as HTTP callback targets. */
     public List<String> callbackAllow = new ArrayList<>(List.of("127.0.0.1", "localhost"));
 
@@ -85,6 +86,23 @@ public class NodeConfig {
         public int zkSessionTimeoutMs = 10_000;
 
         public String kafkaBootstrap;
+    }
+
+    /** Delivery of KAFKA services (the brokers are {@code cluster.kafkaBootstrap}). */
+    public static class Kafka {
+        /**
+         * Most attempts waiting to be handed to the producer (topic metadata not known yet, or the
+         * sender behind); one more ends at once as an ERROR that never reached the broker.
+         */
+        public int sendQueueRecords = 10_000;
+        /** The same bound in bytes of keys, values and headers. */
+        public long sendQueueBytes = 32L * 1024 * 1024;
+        /**
+         * The producer's {@code delivery.timeout.ms}: a record handed to the producer is published,
+         * or given up, within this long; so it bounds how late an attempt already reported TIMEOUT
+         * can still be published.
+         */
+        public int deliveryTimeoutMs = 10_000;
     }
 
     public static class Dubbo {
@@ -167,6 +185,18 @@ public class NodeConfig {
                 errors,
                 cluster.zkSessionTimeoutMs >= 2_000 && cluster.zkSessionTimeoutMs <= 120_000,
                 "cluster.zkSessionTimeoutMs must be in 2000..120000");
+        check(
+                errors,
+                kafka.sendQueueRecords >= 1 && kafka.sendQueueRecords <= 1_000_000,
+                "kafka.sendQueueRecords must be in 1..1000000");
+        check(
+                errors,
+                kafka.sendQueueBytes >= Math.max(1L << 20, 4L * limits.maxPayloadBytes),
+                "kafka.sendQueueBytes must be at least 1048576 and at least 4 x limits.maxPayloadBytes");
+        check(
+                errors,
+                kafka.deliveryTimeoutMs >= 1_000 && kafka.deliveryTimeoutMs <= 600_000,
+                "kafka.deliveryTimeoutMs must be in 1000..600000");
         check(errors, dubbo.port >= 0 && dubbo.port <= 65535, "dubbo.port must be in 0..65535");
         check(
                 errors,

@@ -20,6 +20,9 @@ class ConfigLoaderTest {
         assertThat(c.http.port).isEqualTo(8080);
         assertThat(c.callbackAllow).containsExactly("127.0.0.1", "localhost");
         assertThat(c.cluster.shards).isEqualTo(64);
+        assertThat(c.kafka.sendQueueRecords).isEqualTo(10_000);
+        assertThat(c.kafka.sendQueueBytes).isEqualTo(32L << 20);
+        assertThat(c.kafka.deliveryTimeoutMs).isEqualTo(10_000);
     }
 
     @Test
@@ -39,11 +42,17 @@ class ConfigLoaderTest {
     @Test
     void badSettingsAreNamed() throws Exception {
         Path file = dir.resolve("bad.yaml");
-        Files.writeString(file, "engine:\n  claimBatch: 0\ncluster:\n  shards: 0\n");
+        Files.writeString(
+                file,
+                "engine:\n  claimBatch: 0\ncluster:\n  shards: 0\n"
+                        + "kafka:\n  sendQueueRecords: 0\n  sendQueueBytes: 1000\n  deliveryTimeoutMs: 10\n");
         assertThatThrownBy(() -> ConfigLoader.load(file, Map.of()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("engine.claimBatch")
-                .hasMessageContaining("cluster.shards");
+                .hasMessageContaining("cluster.shards")
+                .hasMessageContaining("kafka.sendQueueRecords")
+                .hasMessageContaining("kafka.sendQueueBytes")
+                .hasMessageContaining("kafka.deliveryTimeoutMs");
         assertThatThrownBy(() -> ConfigLoader.load(null, Map.of("HOURGLASS_HTTP_PORT", "eighty")))
                 .hasMessageContaining("HOURGLASS_HTTP_PORT");
         Path farAhead = dir.resolve("far-ahead.yaml");

@@ -15,10 +15,11 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
@@ -31,61 +32,93 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * JSON value as its JSON text), and the {@code hourglass-*} headers. One idempotent producer per
  * node ({@code acks=all}), batching with a short linger and lz4 compression.
  *
- * <p>SUCCESS is the broker's acknowledgement (what AUTO mode finishes on; CONSUMER mode keeps the
- * job RUNNING for the consumer's result). A broker that is down or a topic that is missing is an
- * ERROR attempt (retried with backoff): {@code send} waits at most {@code max.block.ms} for
- * metadata, on this dispatcher's own thread, never on the engine's; an acknowledgement that does
- * not come within the job's timeout is a TIMEOUT attempt.
+ * <p>Outcomes: SUCCESS is the broker's acknowledgement (what AUTO mode finishes on; CONSUMER mode
+ * keeps the job RUNNING for the consumer's result). An attempt whose record was never handed to
+ * the producer (send queue full, topic metadata not there within 2 s, producer buffer full, timeout
+ * while waiting) is an ERROR that did not reach the broker ({@link DeliveryResult#notDelivered});
+ * an error the producer reports after the append is a plain ERROR (the broker may have written
+ * it); no acknowledgement within the job's timeout is a TIMEOUT.
+ *
+ * <p>Never blocks the caller: the record goes through a bounded {@link ProducerHandOff} to one
+ * sender thread, and the producer itself never blocks ({@code max.block.ms} 0).
+ *
+ * <p>What can still be published after an attempt ended: a record is handed over only while its
+ * attempt is current, and the producer publishes it within {@code delivery.timeout.ms} of the
+ * hand-over or not at all; so an attempt reported TIMEOUT is published, if ever, at most that long
+ * after the TIMEOUT. Its retry is handed over after it, to the same producer, with the same key,
+ * hence the same partition: the idempotent producer keeps them in that order, so on one node
+ * attempt n is never published after attempt n+1.
  */
 public final class KafkaDispatcher implements Dispatcher {
     private static final ObjectMapper JSON = new ObjectMapper();
+    static final int LINGER_MS = 2;
 
-    private final KafkaProducer<byte[], byte[]> producer;
-    private final ExecutorService sender = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "hourglass-kafka-send");
+    private final Producer<byte[], byte[]> producer;
+    private final ProducerHandOff handOff;
+    private final ScheduledThreadPoolExecutor timeouts = new ScheduledThreadPoolExecutor(1, r -> {
+        Thread t = new Thread(r, "hourglass-kafka-timeouts");
         t.setDaemon(true);
         return t;
     });
 
-    public KafkaDispatcher(String bootstrapServers, String nodeId) {
+    public KafkaDispatcher(String bootstrapServers, String nodeId, KafkaSettings settings) {
+        this(new KafkaProducer<>(producerProperties(bootstrapServers, nodeId, settings)), settings);
+    }
+
+    /** Tests: any producer, such as a {@code MockProducer}. */
+    KafkaDispatcher(Producer<byte[], byte[]> producer, KafkaSettings settings) {
+        this.producer = producer;
+        this.handOff = new ProducerHandOff(producer, settings.sendQueueRecords(), settings.sendQueueBytes());
+        timeouts.setRemoveOnCancelPolicy(true); // an acknowledged attempt frees its timer, and its record
+    }
+
+    static Properties producerProperties(String bootstrapServers, String nodeId, KafkaSettings settings) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         p.put(ProducerConfig.CLIENT_ID_CONFIG, "hourglass-" + nodeId);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        p.put(ProducerConfig.LINGER_MS_CONFIG, 2);
+        p.put(ProducerConfig.LINGER_MS_CONFIG, LINGER_MS);
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
         p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 2_000);
-        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
-        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
+        // never block the sender thread: no metadata or no buffer room is refused at once (ProducerHandOff)
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 0);
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, settings.deliveryTimeoutMs());
+        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.min(10_000, settings.deliveryTimeoutMs() - LINGER_MS));
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        this.producer = new KafkaProducer<>(p);
+        return p;
     }
 
     @Override
     public CompletionStage<DeliveryResult> deliver(Delivery delivery) {
-        CompletableFuture<DeliveryResult> answer = new CompletableFuture<>();
         ProducerRecord<byte[], byte[]> record = record(delivery);
-        sender.execute(() -> {
-            try {
-                producer.send(
-                        record,
-                        (metadata, error) -> answer.complete(
-                                error == null
-                                        ? DeliveryResult.success(
-                                                metadata.topic() + "-" + metadata.partition() + "@" + metadata.offset())
-                                        : DeliveryResult.error("Kafka: " + error)));
-            } catch (RuntimeException e) {
-                answer.complete(DeliveryResult.error("Kafka: " + e));
-            }
-        });
-        return answer.completeOnTimeout(null, delivery.job().timeoutMs(), TimeUnit.MILLISECONDS)
-                .thenApply(r -> r != null
-                        ? r
-                        : new DeliveryResult(
-                                AttemptOutcome.TIMEOUT, null, "no broker acknowledgement within the timeout"));
+        PendingSend p = handOff.offer(record, size(record));
+        if (p == null) {
+            return CompletableFuture.completedFuture(DeliveryResult.notDelivered("Kafka: not sent: send queue full ("
+                    + handOff.maxRecords() + " records / " + handOff.maxBytes() + " bytes wait for the producer)"));
+        }
+        long timeoutMs = delivery.job().timeoutMs();
+        ScheduledFuture<?> timer = timeouts.schedule(() -> timedOut(p, timeoutMs), timeoutMs, TimeUnit.MILLISECONDS);
+        p.answer.whenComplete((r, e) -> timer.cancel(false));
+        return p.answer;
+    }
+
+    private static void timedOut(PendingSend p, long timeoutMs) {
+        if (!p.endUnsent("Kafka: not sent within the timeout (" + timeoutMs + " ms): waiting for " + p.waitingFor)) {
+            p.answer.complete(
+                    new DeliveryResult(AttemptOutcome.TIMEOUT, null, "no broker acknowledgement within the timeout"));
+        }
+    }
+
+    /** Attempts waiting to be handed to the producer (a gauge). */
+    public int waitingRecords() {
+        return handOff.waitingRecords();
+    }
+
+    /** Bytes of keys, values and headers of those attempts (a gauge). */
+    public long waitingBytes() {
+        return handOff.waitingBytes();
     }
 
     /** The record of SPEC §5. */
@@ -108,6 +141,15 @@ public final class KafkaDispatcher implements Dispatcher {
         return new ProducerRecord<>(delivery.service().topic(), null, key, value(job.payload()), headers);
     }
 
+    /** What a waiting record holds: its key, value and headers. */
+    private static int size(ProducerRecord<byte[], byte[]> record) {
+        int size = record.key().length + record.value().length;
+        for (Header h : record.headers()) {
+            size += h.key().length() + h.value().length;
+        }
+        return size;
+    }
+
     /** A JSON string payload as its raw UTF-8 text; any other JSON value as its JSON text. */
     static byte[] value(String payloadJson) {
         if (payloadJson.startsWith("\"")) {
@@ -128,9 +170,14 @@ public final class KafkaDispatcher implements Dispatcher {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
+    /**
+     * Ends the attempts still waiting as not delivered, then closes the producer, which sends what
+     * it holds for up to 5 s (their answers complete as usual).
+     */
     @Override
     public void close() {
-        sender.shutdown();
+        handOff.close();
         producer.close(Duration.ofSeconds(5));
+        timeouts.shutdownNow();
     }
 }

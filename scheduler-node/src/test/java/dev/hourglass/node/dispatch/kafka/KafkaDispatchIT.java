@@ -28,6 +28,9 @@ import org.junit.jupiter.api.Test;
 
 /** KAFKA services against a real in-process KRaft broker, consumed by a plain KafkaConsumer. */
 class KafkaDispatchIT {
+    /** Above every service's maxInFlight but one (the outage test's), which alone can fill it. */
+    static final int SEND_QUEUE_RECORDS = 1_000;
+
     static KafkaClusterTestKit kafka;
     static NodeFixture f;
 
@@ -49,6 +52,7 @@ class KafkaDispatchIT {
         f.node.close();
         NodeConfig config = f.config();
         config.cluster.kafkaBootstrap = kafka.bootstrapServers();
+        config.kafka.sendQueueRecords = SEND_QUEUE_RECORDS;
         f.startNode(config);
         // the app "shop" publishes to topics not named after it: the admin grants them
         assertThat(f.admin
@@ -159,7 +163,7 @@ class KafkaDispatchIT {
         createTopic("refunds.check", 1);
         f.app.put(
                 "/api/v1/services/refunds",
-                "{\"protocol\":\"KAFKA\",\"topic\":\"refunds.check\",\"ackMode\":\"CONSUMER\",\"timeoutMs\":2000,"
+                "{\"protocol\":\"KAFKA\",\"topic\":\"refunds.check\",\"ackMode\":\"CONSUMER\",\"timeoutMs\":5000,"
                         + "\"backoff\":{\"initialMs\":100}}");
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
@@ -222,6 +226,131 @@ class KafkaDispatchIT {
                         .anyMatch(e -> !"SUCCESS".equals(e.get("outcome").asText())))
                 .as("some attempts failed while the broker was down, and were retried")
                 .isTrue();
+    }
+
+    /**
+     * Issue 7 item 14. The node has never sent to the topic, so while the broker is down no record
+     * can be handed to the producer (no metadata): attempts pile up before the hand-over, time out
+     * and are retried. Invariants: the send queue stays within its bound; no record is handed to the
+     * producer after its attempt ended (its CreateTime, set by send(), is not after the attempt's
+     * finishedAt), so no superseded attempt is published after a newer one and none twice; every
+     * job is delivered once the broker is back.
+     */
+    @Test
+    void aBrokerOutageUnderLoadKeepsTheSendQueueBoundedAndPublishesNoAttemptAfterItEnded() throws Exception {
+        createTopic("outage.load", 3);
+        f.app.put(
+                "/api/v1/services/outage",
+                "{\"protocol\":\"KAFKA\",\"topic\":\"outage.load\",\"timeoutMs\":2000,\"maxAttempts\":1000,"
+                        + "\"maxInFlight\":5000,\"backoff\":{\"initialMs\":200,\"maxMs\":1000}}");
+        var broker = kafka.brokers().values().iterator().next();
+        broker.shutdown();
+        long stoppedAt = System.currentTimeMillis();
+        List<String> ids = new ArrayList<>();
+        for (int batch = 0; batch < 3; batch++) { // 3,000 jobs due within 1.5 s, 1 s into the outage
+            StringBuilder body = new StringBuilder("{\"jobs\":[");
+            for (int i = 0; i < 1_000; i++) {
+                body.append(i == 0 ? "" : ",")
+                        .append("{\"service\":\"outage\",\"fireAt\":")
+                        .append(stoppedAt + 1_000 + (batch * 1_000 + i) / 2)
+                        .append(",\"payload\":{\"n\":")
+                        .append(batch * 1_000 + i)
+                        .append("}}");
+            }
+            for (JsonNode r : f.app.post("/api/v1/jobs/batch", body.append("]}").toString())
+                    .json()
+                    .get("results")) {
+                ids.add(r.get("job").get("id").asText());
+            }
+        }
+        java.util.concurrent.atomic.AtomicLong mostQueued = new java.util.concurrent.atomic.AtomicLong(-1);
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> {
+                    mostQueued.accumulateAndGet(gauge("hourglass_kafka_send_queue_records"), Math::max);
+                    return System.currentTimeMillis() > stoppedAt + 8_000;
+                });
+        broker.startup();
+
+        Map<String, List<ConsumerRecord<byte[], byte[]>>> byJob = new HashMap<>();
+        try (KafkaConsumer<byte[], byte[]> c = consumer("outage.load")) {
+            await().atMost(Duration.ofSeconds(120)).until(() -> {
+                c.poll(Duration.ofMillis(200))
+                        .forEach(r -> byJob.computeIfAbsent(header(r, "hourglass-job-id"), k -> new ArrayList<>())
+                                .add(r));
+                return byJob.keySet().containsAll(ids);
+            });
+            await().atMost(Duration.ofSeconds(120)).until(() -> f.app.get("/api/v1/stats")
+                    .json()
+                    .get("liveByService")
+                    .path("shop/outage")
+                    .isMissingNode());
+            var end = c.endOffsets(c.assignment());
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                c.poll(Duration.ofMillis(200))
+                        .forEach(r -> byJob.computeIfAbsent(header(r, "hourglass-job-id"), k -> new ArrayList<>())
+                                .add(r));
+                return end.entrySet().stream().allMatch(e -> c.position(e.getKey()) >= e.getValue());
+            });
+        }
+
+        List<String> outOfOrder = new ArrayList<>();
+        List<String> handedOverLate = new ArrayList<>();
+        int notSucceeded = 0;
+        for (String id : ids) {
+            List<ConsumerRecord<byte[], byte[]>> records = byJob.getOrDefault(id, List.of());
+            Map<Integer, JsonNode> executions = new HashMap<>();
+            for (JsonNode e : f.executions(id)) {
+                executions.put(e.get("attempt").asInt(), e);
+                notSucceeded += "SUCCESS".equals(e.get("outcome").asText()) ? 0 : 1;
+            }
+            int previous = 0;
+            for (ConsumerRecord<byte[], byte[]> r : records) { // one key, one partition: in offset order
+                int attempt = Integer.parseInt(header(r, "hourglass-attempt"));
+                if (attempt <= previous) {
+                    outOfOrder.add("job " + id + ": attempt " + attempt + " published after attempt " + previous);
+                }
+                previous = Math.max(previous, attempt);
+                JsonNode e = executions.get(attempt);
+                long endedAt = e == null || e.get("finishedAt").isNull()
+                        ? Long.MAX_VALUE
+                        : NodeFixture.epochMs(e.get("finishedAt"));
+                if (r.timestamp() > endedAt) {
+                    handedOverLate.add("job " + id + " attempt " + attempt + " ("
+                            + e.get("outcome").asText() + " at " + endedAt + ") handed to the producer at "
+                            + r.timestamp());
+                }
+            }
+        }
+        final int failedAttempts = notSucceeded;
+        System.out.printf(
+                "outage: %d jobs, %d records, %d attempts not SUCCESS, at most %d waiting for the hand-over%n",
+                ids.size(), byJob.values().stream().mapToInt(List::size).sum(), failedAttempts, mostQueued.get());
+        org.assertj.core.api.SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ids).as("jobs without a record").allMatch(byJob::containsKey);
+            soft.assertThat(outOfOrder).as("superseded or repeated attempts").isEmpty();
+            soft.assertThat(handedOverLate.size())
+                    .as(
+                            "records handed to the producer after their attempt had ended, such as %s",
+                            handedOverLate.subList(0, Math.min(5, handedOverLate.size())))
+                    .isZero();
+            soft.assertThat(mostQueued.get())
+                    .as("most attempts waiting for the hand-over, sampled during the outage")
+                    .isBetween(1L, (long) SEND_QUEUE_RECORDS);
+            soft.assertThat(failedAttempts)
+                    .as("attempts that failed during the outage")
+                    .isPositive();
+        });
+    }
+
+    /** A gauge's value from /metrics; -1 when the node does not export it. */
+    private static long gauge(String name) {
+        for (String line : f.app.get("/metrics").text().split("\n")) {
+            if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
+                return (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return -1;
     }
 
     @Test
