@@ -11,7 +11,6 @@ import dev.hourglass.node.cluster.ClusterView;
 import dev.hourglass.node.cluster.CuratorCoordinator;
 import dev.hourglass.node.cluster.EmbeddedZooKeeper;
 import dev.hourglass.node.cluster.Member;
-import dev.hourglass.node.config.ConfigException;
 import dev.hourglass.node.config.NodeConfig;
 import dev.hourglass.node.dispatch.DispatchRouter;
 import dev.hourglass.node.dispatch.dubbo.DubboCallbackDispatcher;
@@ -34,7 +33,6 @@ import dev.hourglass.node.store.mybatis.MyBatisJobMutations;
 import dev.hourglass.node.store.mybatis.MyBatisJobRepository;
 import dev.hourglass.node.store.mybatis.MyBatisServiceRepository;
 import dev.hourglass.node.tenant.Tenants;
-import dev.hourglass.node.tenant.Tokens;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -42,9 +40,6 @@ import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.EnumSet;
@@ -68,6 +63,7 @@ public final class HourglassNode implements AutoCloseable {
     private final NodeConfig config;
     private final String nodeId;
     private final String adminToken;
+    private final boolean adminTokenGenerated;
     private final Database database;
     private final FiringEngine engine;
     private final DispatchRouter dispatch;
@@ -87,7 +83,11 @@ public final class HourglassNode implements AutoCloseable {
                         + HexFormat.of()
                                 .toHexDigits(ThreadLocalRandom.current().nextInt())
                                 .substring(2);
-        this.adminToken = config.adminToken != null ? config.adminToken : adminTokenInDataDir(Path.of(config.dataDir));
+        var token = config.adminToken != null
+                ? new AdminTokenFile.Loaded(config.adminToken, false)
+                : adminTokenInDataDir(Path.of(config.dataDir));
+        this.adminToken = token.token();
+        this.adminTokenGenerated = token.generated();
         this.database = openDatabase(config);
         try {
             var sessions = database.sessions();
@@ -217,6 +217,7 @@ public final class HourglassNode implements AutoCloseable {
     private static Database openDatabase(NodeConfig config) {
         if (config.isStandalone()) {
             Path dir = Path.of(config.dataDir).toAbsolutePath();
+            DataDirectory.createPrivate(dir);
             String url = "jdbc:h2:file:" + dir.resolve("hourglass") + ";MODE=MySQL;DATABASE_TO_LOWER=TRUE"
                     + ";CASE_INSENSITIVE_IDENTIFIERS=TRUE;DEFAULT_NULL_ORDERING=HIGH;WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE";
             LOG.info("standalone: embedded H2 database in {}", dir);
@@ -246,20 +247,9 @@ public final class HourglassNode implements AutoCloseable {
         };
     }
 
-    /** SPEC §8: generated at first start, printed, kept in the data dir. */
-    private static String adminTokenInDataDir(Path dataDir) {
-        Path file = dataDir.resolve("admin-token");
-        try {
-            if (Files.exists(file)) {
-                return Files.readString(file, StandardCharsets.UTF_8).trim();
-            }
-            Files.createDirectories(dataDir);
-            String token = Tokens.newToken();
-            Files.writeString(file, token + "\n", StandardCharsets.UTF_8);
-            return token;
-        } catch (IOException e) {
-            throw new ConfigException("cannot keep the admin token in " + file + ": " + e.getMessage(), e);
-        }
+    /** SPEC §8: generated at first start, printed, kept in the data dir; see {@link AdminTokenFile}. */
+    private static AdminTokenFile.Loaded adminTokenInDataDir(Path dataDir) {
+        return AdminTokenFile.load(dataDir);
     }
 
     /** A start that failed half-way: stop what it started, in reverse order. */
@@ -300,6 +290,11 @@ public final class HourglassNode implements AutoCloseable {
 
     public String adminToken() {
         return adminToken;
+    }
+
+    /** True when this start generated the admin token (none configured, none kept in the data dir). */
+    public boolean adminTokenGenerated() {
+        return adminTokenGenerated;
     }
 
     public int httpPort() {

@@ -11,6 +11,9 @@ import java.util.List;
  */
 @JsonIgnoreProperties(ignoreUnknown = false)
 public class NodeConfig {
+    /** The shortest admin token accepted, configured or kept in the data dir. */
+    public static final int MIN_ADMIN_TOKEN_LENGTH = 16;
+
     /** Node id in the cluster; generated when empty. */
     public String nodeId;
     /** Standalone data: the H2 database, the generated admin token. */
@@ -145,7 +148,10 @@ public class NodeConfig {
                                 || dubbo.registry.equals("none")
                                 || dubbo.registry.matches("[a-z][a-z0-9+.-]*://.+")),
                 "dubbo.registry must be cluster, none or a registry URL like zookeeper://host:2181");
-        check(errors, adminToken == null || adminToken.length() >= 16, "adminToken must be at least 16 characters");
+        check(
+                errors,
+                adminToken == null || adminToken.length() >= MIN_ADMIN_TOKEN_LENGTH,
+                "adminToken must be at least " + MIN_ADMIN_TOKEN_LENGTH + " characters");
         check(
                 errors,
                 nodeId == null || nodeId.matches("[A-Za-z0-9._-]{1,64}"),

@@ -25,7 +25,11 @@ public final class Tenants {
     private final Clock clock;
     private final Map<String, Cached> byHash = new ConcurrentHashMap<>();
 
+    /** @throws IllegalArgumentException when {@code adminToken} is null or blank: no caller may be admin by saying nothing */
     public Tenants(AppRepository apps, String adminToken, Clock clock) {
+        if (adminToken == null || adminToken.isBlank()) {
+            throw new IllegalArgumentException("the admin token must not be empty");
+        }
         this.apps = apps;
         this.adminToken = adminToken;
         this.clock = clock;
@@ -42,12 +46,13 @@ public final class Tenants {
         return authenticateToken(token);
     }
 
+    /** The caller behind a token (a bearer token, or Dubbo's {@code hourglass-token}); a missing or empty one is UNAUTHENTICATED. */
     public Caller authenticateToken(String token) {
+        if (token == null || token.isBlank()) {
+            throw new HourglassException(ErrorCode.UNAUTHENTICATED, "a bearer token is required");
+        }
         if (Tokens.constantTimeEquals(token, adminToken)) {
             return Caller.asAdmin();
-        }
-        if (token == null || token.isEmpty()) {
-            throw new HourglassException(ErrorCode.UNAUTHENTICATED, "a bearer token is required");
         }
         String hash = Tokens.hash(token);
         long now = clock.millis();
