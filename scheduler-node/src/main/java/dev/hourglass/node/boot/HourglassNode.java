@@ -11,7 +11,6 @@ import dev.hourglass.node.cluster.ClusterView;
 import dev.hourglass.node.cluster.CuratorCoordinator;
 import dev.hourglass.node.cluster.EmbeddedZooKeeper;
 import dev.hourglass.node.cluster.Member;
-import dev.hourglass.node.config.ConfigException;
 import dev.hourglass.node.config.NodeConfig;
 import dev.hourglass.node.dispatch.DispatchRouter;
 import dev.hourglass.node.dispatch.dubbo.DubboCallbackDispatcher;
@@ -40,7 +39,6 @@ import dev.hourglass.node.store.mybatis.SqlFailures;
 import dev.hourglass.node.tenant.DeliveryTargets;
 import dev.hourglass.node.tenant.FailedAuthLimiter;
 import dev.hourglass.node.tenant.Tenants;
-import dev.hourglass.node.tenant.Tokens;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -49,9 +47,6 @@ import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.EnumSet;
@@ -75,6 +70,7 @@ public final class HourglassNode implements AutoCloseable {
     private final NodeConfig config;
     private final String nodeId;
     private final String adminToken;
+    private final boolean adminTokenGenerated;
     private final Database database;
     private final FiringEngine engine;
     private final DispatchRouter dispatch;
@@ -94,7 +90,11 @@ public final class HourglassNode implements AutoCloseable {
                         + HexFormat.of()
                                 .toHexDigits(ThreadLocalRandom.current().nextInt())
                                 .substring(2);
-        this.adminToken = config.adminToken != null ? config.adminToken : adminTokenInDataDir(Path.of(config.dataDir));
+        var token = config.adminToken != null
+                ? new AdminTokenFile.Loaded(config.adminToken, false)
+                : adminTokenInDataDir(Path.of(config.dataDir));
+        this.adminToken = token.token();
+        this.adminTokenGenerated = token.generated();
         this.database = openDatabase(config);
         try {
             var sessions = database.sessions();
@@ -251,11 +251,19 @@ public final class HourglassNode implements AutoCloseable {
         return new HourglassNode(config, clock);
     }
 
+    /**
+     * Standalone: H2 in the data directory. {@code WRITE_DELAY=0} makes every commit write its
+     * chunk to the file before it returns (H2's default writes up to 500 ms later, so kill -9 lost
+     * acknowledged jobs and claims); {@code DB_CLOSE_ON_EXIT=FALSE} keeps H2's own shutdown hook
+     * from closing the database under the graceful stop, which still writes results. What this does
+     * and does not survive (power loss) is in docs/design.md, "Standalone mode".
+     */
     private static Database openDatabase(NodeConfig config) {
         if (config.isStandalone()) {
             Path dir = Path.of(config.dataDir).toAbsolutePath();
+            DataDirectory.createPrivate(dir);
             String url = "jdbc:h2:file:" + dir.resolve("hourglass") + ";MODE=MySQL;DATABASE_TO_LOWER=TRUE"
-                    + ";CASE_INSENSITIVE_IDENTIFIERS=TRUE;DEFAULT_NULL_ORDERING=HIGH";
+                    + ";CASE_INSENSITIVE_IDENTIFIERS=TRUE;DEFAULT_NULL_ORDERING=HIGH;WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE";
             LOG.info("standalone: embedded H2 database in {}", dir);
             return new Database(url, "sa", "", config.database.poolSize);
         }
@@ -283,20 +291,9 @@ public final class HourglassNode implements AutoCloseable {
         };
     }
 
-    /** SPEC §8: generated at first start, printed, kept in the data dir. */
-    private static String adminTokenInDataDir(Path dataDir) {
-        Path file = dataDir.resolve("admin-token");
-        try {
-            if (Files.exists(file)) {
-                return Files.readString(file, StandardCharsets.UTF_8).trim();
-            }
-            Files.createDirectories(dataDir);
-            String token = Tokens.newToken();
-            Files.writeString(file, token + "\n", StandardCharsets.UTF_8);
-            return token;
-        } catch (IOException e) {
-            throw new ConfigException("cannot keep the admin token in " + file + ": " + e.getMessage(), e);
-        }
+    /** SPEC §8: generated at first start, printed, kept in the data dir; see {@link AdminTokenFile}. */
+    private static AdminTokenFile.Loaded adminTokenInDataDir(Path dataDir) {
+        return AdminTokenFile.load(dataDir);
     }
 
     /** A start that failed half-way: stop what it started, in reverse order. */
@@ -357,6 +354,11 @@ public final class HourglassNode implements AutoCloseable {
 
     public String adminToken() {
         return adminToken;
+    }
+
+    /** True when this start generated the admin token (none configured, none kept in the data dir). */
+    public boolean adminTokenGenerated() {
+        return adminTokenGenerated;
     }
 
     public int httpPort() {

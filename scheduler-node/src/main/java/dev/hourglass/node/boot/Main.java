@@ -31,14 +31,31 @@ public final class Main {
             System.exit(2);
             return;
         }
-        HourglassNode node = HourglassNode.start(config);
+        HourglassNode node;
+        try {
+            node = HourglassNode.start(config);
+        } catch (ConfigException e) {
+            System.err.println("hourglass: bad configuration: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(node::close, "hourglass-shutdown"));
         System.out.println();
         System.out.println("Hourglass node " + node.nodeId() + " is ready at " + node.baseUrl()
                 + (config.isStandalone()
                         ? " (standalone: H2 in " + Path.of(config.dataDir).toAbsolutePath() + ")"
                         : ""));
-        System.out.println("Admin token: " + node.adminToken());
+        // a secret: printed only the one time it is new, never again at later starts (logs are kept)
+        if (node.adminTokenGenerated()) {
+            System.out.println("Admin token (new; kept in "
+                    + Path.of(config.dataDir).toAbsolutePath().resolve(AdminTokenFile.NAME) + "): "
+                    + node.adminToken());
+        } else if (config.adminToken == null) {
+            System.out.println("Admin token: the one kept in "
+                    + Path.of(config.dataDir).toAbsolutePath().resolve(AdminTokenFile.NAME));
+        } else {
+            System.out.println("Admin token: the configured one");
+        }
         System.out.println();
     }
 }

@@ -11,6 +11,9 @@ import java.util.List;
  */
 @JsonIgnoreProperties(ignoreUnknown = false)
 public class NodeConfig {
+    /** The shortest admin token accepted, configured or kept in the data dir. */
+    public static final int MIN_ADMIN_TOKEN_LENGTH = 16;
+
     /** Node id in the cluster; generated when empty. */
     public String nodeId;
     /** Standalone data: the H2 database, the generated admin token. */
@@ -224,7 +227,10 @@ public class NodeConfig {
                 errors,
                 auth.trackedAddresses >= 100 && auth.trackedAddresses <= 10_000_000,
                 "auth.trackedAddresses must be in 100..10000000");
-        check(errors, adminToken == null || adminToken.length() >= 16, "adminToken must be at least 16 characters");
+        check(
+                errors,
+                adminToken == null || adminToken.length() >= MIN_ADMIN_TOKEN_LENGTH,
+                "adminToken must be at least " + MIN_ADMIN_TOKEN_LENGTH + " characters");
         check(
                 errors,
                 nodeId == null || nodeId.matches("[A-Za-z0-9._-]{1,64}"),

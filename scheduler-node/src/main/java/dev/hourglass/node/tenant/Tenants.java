@@ -43,8 +43,12 @@ public final class Tenants {
     /** token hashes the database did not know */
     private final Cache<String, Boolean> unknownTokens;
 
+    /** @throws IllegalArgumentException when {@code adminToken} is null or blank: no caller may be admin by saying nothing */
     public Tenants(
             AppRepository apps, String adminToken, Clock clock, TokenCaching caching, FailedAuthLimiter failures) {
+        if (adminToken == null || adminToken.isBlank()) {
+            throw new IllegalArgumentException("the admin token must not be empty");
+        }
         this.apps = apps;
         this.adminToken = adminToken;
         this.clock = clock;
@@ -78,10 +82,13 @@ public final class Tenants {
         return authenticateToken(token, clientAddress);
     }
 
-    /** Like {@link #authenticate} for a bare token (the Dubbo attachment). */
+    /**
+     * Like {@link #authenticate} for a bare token (the Dubbo attachment); a missing or blank one is
+     * UNAUTHENTICATED before it is compared with anything.
+     */
     public Caller authenticateToken(String token, String clientAddress) {
         requireNotBlocked(clientAddress);
-        if (token == null || token.isEmpty()) {
+        if (token == null || token.isBlank()) {
             throw new HourglassException(ErrorCode.UNAUTHENTICATED, "a bearer token is required");
         }
         if (Tokens.constantTimeEquals(token, adminToken)) {

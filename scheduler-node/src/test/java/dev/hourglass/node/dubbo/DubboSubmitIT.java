@@ -203,6 +203,12 @@ class DubboSubmitIT {
         assertThat(error(() -> as("not-a-token", null, () -> plain.submit(job(60_000))))
                         .code())
                 .isEqualTo(ErrorCode.UNAUTHENTICATED);
+        assertThat(error(() -> as("", null, () -> plain.submit(job(60_000)))).code())
+                .as("an empty hourglass-token attachment")
+                .isEqualTo(ErrorCode.UNAUTHENTICATED);
+        assertThat(error(() -> as("", "shop", () -> plain.submit(job(60_000)))).code())
+                .as("an empty hourglass-token attachment naming an app")
+                .isEqualTo(ErrorCode.UNAUTHENTICATED);
         HourglassException otherApp = error(() -> as(hg.appToken, "bank", () -> plain.submit(job(60_000))));
         assertThat(otherApp.code()).isEqualTo(ErrorCode.PERMISSION_DENIED);
         HourglassException adminWithoutApp = error(

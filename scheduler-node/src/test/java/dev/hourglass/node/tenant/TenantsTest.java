@@ -1,6 +1,7 @@
 package dev.hourglass.node.tenant;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.hourglass.api.ErrorCode;
@@ -121,6 +122,41 @@ class TenantsTest {
     }
 
     /** An in-memory app store that counts token lookups (each one a database read in production). */
+    @Test
+    void anEmptyAdminTokenIsRefusedSoThatSayingNothingNeverMakesAnAdmin() {
+        for (String blank : new String[] {null, "", "   ", "\n"}) {
+            assertThatThrownBy(() -> new Tenants(
+                            new CountingApps(),
+                            blank,
+                            clock,
+                            new Tenants.TokenCaching(10_000, 5_000, 1_000),
+                            new FailedAuthLimiter(new FailedAuthLimiter.Limits(5, 60_000, 30_000, 1_000), clock)))
+                    .as("admin token '%s'", blank)
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
+    void aMissingOrBlankTokenIsUnauthenticated() {
+        tenants.createApp("shop");
+        for (String none : new String[] {null, "", " ", "\t"}) {
+            HourglassException e =
+                    catchThrowableOfType(HourglassException.class, () -> tenants.authenticateToken(none, HOST));
+            assertThat(e).as("token '%s'", none).isNotNull();
+            assertThat(e.code()).isEqualTo(ErrorCode.UNAUTHENTICATED);
+        }
+    }
+
+    @Test
+    void theAdminTokenAndAnIssuedTokenAuthenticate() {
+        String token = tenants.createApp("shop").token();
+        assertThat(tenants.authenticateToken(ADMIN, HOST).isAdmin()).isTrue();
+        assertThat(tenants.authenticate("Bearer " + token, HOST).app()).isEqualTo("shop");
+        assertThat(catchThrowableOfType(HourglassException.class, () -> tenants.authenticateToken(ADMIN + "x", HOST))
+                        .code())
+                .isEqualTo(ErrorCode.UNAUTHENTICATED);
+    }
+
     static final class CountingApps implements AppRepository {
         final AtomicInteger lookups = new AtomicInteger();
         final Map<String, String> appByHash = new HashMap<>();

@@ -33,14 +33,12 @@ public final class NodeProcess implements AutoCloseable {
     /** Starts a node; {@link #awaitReady()} waits for it. {@code extraYaml} is appended to the config. */
     public static NodeProcess start(String nodeId, String jdbcUrl, String zkConnect, String zkRoot, String extraYaml)
             throws IOException {
-        int port;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
-        }
+        int port = freePort();
         Path dir = Files.createTempDirectory("hourglass-node-" + nodeId);
-        Path config = dir.resolve("hourglass.yaml");
-        Files.writeString(
-                config,
+        return launch(
+                nodeId,
+                dir,
+                port,
                 String.join(
                         "\n",
                         "nodeId: " + nodeId,
@@ -61,6 +59,47 @@ public final class NodeProcess implements AutoCloseable {
                         "  zkRoot: " + zkRoot,
                         extraYaml == null ? "" : extraYaml,
                         ""));
+    }
+
+    /**
+     * Starts a standalone node as the README's bare command runs it: no database URL, no
+     * ZooKeeper, no admin token configured, so embedded H2 and an embedded ZooKeeper in
+     * {@code dataDir} and the admin token generated into {@code dataDir/admin-token}. Start it
+     * again on the same {@code dataDir} to restart it (after {@link #kill9()} or {@link #close()}).
+     * The node id is generated, as for a user; {@code label} names the process in messages.
+     * {@code extraYaml} holds further top-level keys (not {@code http}, {@code dubbo} or
+     * {@code dataDir}, which this sets). The config and the log go to {@code node-<label>} beside
+     * {@code dataDir}, so a test's temporary directory holds (and removes) them all.
+     */
+    public static NodeProcess startStandalone(String label, Path dataDir, String extraYaml) throws IOException {
+        int port = freePort();
+        Path dir = Files.createDirectories(dataDir.toAbsolutePath().getParent().resolve("node-" + label));
+        return launch(
+                label,
+                dir,
+                port,
+                String.join(
+                        "\n",
+                        "dataDir: " + dataDir,
+                        "http:",
+                        "  host: 127.0.0.1",
+                        "  port: " + port,
+                        "dubbo:",
+                        "  host: 127.0.0.1",
+                        "  port: 0",
+                        extraYaml == null ? "" : extraYaml,
+                        ""));
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static NodeProcess launch(String nodeId, Path dir, int port, String yaml) throws IOException {
+        Path config = dir.resolve("hourglass.yaml");
+        Files.writeString(config, yaml);
         Path log = dir.resolve("node.log");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process p = new ProcessBuilder(
@@ -116,6 +155,14 @@ public final class NodeProcess implements AutoCloseable {
 
     public boolean isAlive() {
         return process.isAlive();
+    }
+
+    /** Waits for the process to end by itself (a refused start); its exit code. */
+    public int awaitExit(Duration within) throws InterruptedException {
+        if (!process.waitFor(within.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new AssertionError("node " + nodeId + " still running after " + within + "; see " + log);
+        }
+        return process.exitValue();
     }
 
     /** SIGSTOP then, later, SIGCONT: a process frozen as by a long GC pause, alive all along. */
