@@ -83,6 +83,18 @@ class LayeringTest {
                 .check(NODE);
     }
 
+    /** Database failures are typed by the store (StoreUnavailableException); nobody else sees JDBC. */
+    @Test
+    void onlyTheStoreKnowsTheDatabaseLibraries() {
+        noClasses()
+                .that()
+                .resideOutsideOfPackages("dev.hourglass.node.store..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("org.apache.ibatis..", "com.zaxxer.hikari..", "org.flywaydb..", "java.sql..")
+                .check(NODE);
+    }
+
     @Test
     void onlyTheCompositionRootBuildsAdapters() {
         noClasses()

@@ -86,7 +86,8 @@ class CancelFenceIT {
                     .asText());
             fireTimes.add(fireAt);
         }
-        AtomicInteger canceled = new AtomicInteger();
+        List<String> canceled = new java.util.concurrent.CopyOnWriteArrayList<>();
+        AtomicInteger tooLate = new AtomicInteger();
         List<String> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
         ScheduledExecutorService cancels = Executors.newScheduledThreadPool(4);
         try {
@@ -98,7 +99,9 @@ class CancelFenceIT {
                             ApiClient.Answer a = viaB.delete("/api/v1/jobs/" + id);
                             if (a.status() == 200
                                     && a.json().get("state").asText().equals("CANCELED")) {
-                                canceled.incrementAndGet();
+                                canceled.add(id);
+                            } else if (a.status() == 409) {
+                                tooLate.incrementAndGet(); // a loaded machine ran the cancel after the send
                             } else {
                                 failures.add(id + ": " + a.status() + " " + a.text());
                             }
@@ -106,16 +109,27 @@ class CancelFenceIT {
                         at - System.currentTimeMillis(),
                         TimeUnit.MILLISECONDS);
             }
-            await().atMost(Duration.ofSeconds(30)).until(() -> canceled.get() + failures.size() == ids.size());
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> canceled.size() + tooLate.get() + failures.size() == ids.size());
         } finally {
             cancels.shutdownNow();
         }
-        assertThat(failures).as("every cancel answered 200 CANCELED").isEmpty();
+        assertThat(failures).isEmpty();
+        assertThat(canceled).as("cancels answered 200 CANCELED").hasSizeGreaterThanOrEqualTo(50);
         // give a wrongly kept attempt every chance to go out
         long lastFire = fireTimes.get(fireTimes.size() - 1);
         await().atMost(Duration.ofSeconds(10)).until(() -> System.currentTimeMillis() > lastFire + 2_000);
-        assertThat(receiver.received()).as("canceled jobs delivered").isEmpty();
-        for (String id : ids.subList(0, 10)) {
+        List<String> canceledYetDelivered = canceled.stream()
+                .filter(id -> !receiver.receivedFor(id).isEmpty())
+                .toList();
+        System.out.printf(
+                "CANCEL FENCE: %d canceled 40 ms before their fire time, %d of them delivered anyway; %d cancels came"
+                        + " too late%n",
+                canceled.size(), canceledYetDelivered.size(), tooLate.get());
+        assertThat(canceledYetDelivered)
+                .as("jobs delivered after their cancel was answered 200")
+                .isEmpty();
+        for (String id : canceled.subList(0, 10)) {
             assertThat(viaA.get("/api/v1/jobs/" + id).json().get("state").asText())
                     .isEqualTo("CANCELED");
         }

@@ -11,6 +11,7 @@ import dev.hourglass.api.JobChange;
 import dev.hourglass.api.JobSubmission;
 import dev.hourglass.api.JobView;
 import dev.hourglass.api.ResultReport;
+import dev.hourglass.node.job.StoreUnavailableException;
 import dev.hourglass.node.manage.Caller;
 import dev.hourglass.node.manage.JobManager;
 import dev.hourglass.node.manage.JobViews;
@@ -21,7 +22,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 import org.apache.dubbo.rpc.RpcContext;
-import org.apache.ibatis.exceptions.PersistenceException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -229,8 +229,8 @@ public final class DubboJobService implements DelayJobService {
             return body.get();
         } catch (HourglassException e) {
             throw e;
-        } catch (PersistenceException e) {
-            LOG.warn("database error on Dubbo {}: {}", method, e.toString());
+        } catch (StoreUnavailableException e) {
+            LOG.warn("database unavailable on Dubbo {}: {}", method, e.getMessage());
             throw new HourglassException(ErrorCode.UNAVAILABLE, "the database is not available");
         } catch (RuntimeException e) {
             LOG.error("unexpected error on Dubbo {}", method, e);

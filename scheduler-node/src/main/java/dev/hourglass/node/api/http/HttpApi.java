@@ -5,6 +5,7 @@ import dev.hourglass.api.HourglassException;
 import dev.hourglass.node.catalog.ServiceCommands;
 import dev.hourglass.node.catalog.ServiceRepository;
 import dev.hourglass.node.job.JobRepository;
+import dev.hourglass.node.job.StoreUnavailableException;
 import dev.hourglass.node.manage.JobManager;
 import dev.hourglass.node.metrics.FiringMetrics;
 import dev.hourglass.node.tenant.DeliveryTargets;
@@ -13,7 +14,6 @@ import dev.hourglass.node.tenant.Tenants;
 import io.javalin.Javalin;
 import io.javalin.http.HttpResponseException;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import org.apache.ibatis.exceptions.PersistenceException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,8 +66,8 @@ public final class HttpApi implements AutoCloseable {
                 ErrorCode code = e.getStatus() == 413 ? ErrorCode.PAYLOAD_TOO_LARGE : codeOf(e.getStatus());
                 Respond.json(ctx, e.getStatus(), Json.error(code.name(), e.getMessage(), null));
             });
-            cfg.routes.exception(PersistenceException.class, (e, ctx) -> {
-                LOG.warn("database error on {} {}: {}", ctx.method(), ctx.path(), e.toString());
+            cfg.routes.exception(StoreUnavailableException.class, (e, ctx) -> {
+                LOG.warn("database unavailable on {} {}: {}", ctx.method(), ctx.path(), e.getMessage());
                 Respond.json(ctx, 503, Json.error(ErrorCode.UNAVAILABLE.name(), "the database is not available", null));
             });
             cfg.routes.exception(Exception.class, (e, ctx) -> {

@@ -45,7 +45,7 @@ public final class Database implements AutoCloseable {
             configuration.addMapper(JobMapper.class);
             configuration.addMapper(ServiceMapper.class);
             configuration.addMapper(AppMapper.class);
-            this.sessions = new SqlSessionFactoryBuilder().build(configuration);
+            this.sessions = new UnavailabilityTranslator(new SqlSessionFactoryBuilder().build(configuration));
         } catch (RuntimeException e) {
             dataSource.close();
             throw e;
