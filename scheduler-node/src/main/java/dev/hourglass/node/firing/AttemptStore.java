@@ -46,9 +46,9 @@ public interface AttemptStore {
     /**
      * RUNNING jobs of these shards that no live node will answer for: past their deadline, or —
      * when {@code orphans} is given — owned by a node not among its live nodes, or by this node
-     * before it last started.
+     * before it last started. At most {@code limit}, in id order, with ids above {@code afterId}.
      */
-    List<Job> findStale(Collection<Integer> shards, long now, Orphans orphans, int limit);
+    List<Job> findStale(Collection<Integer> shards, long now, Orphans orphans, long afterId, int limit);
 
     /** Of these jobs, the ones RUNNING under {@code node}, with their current attempt numbers. */
     Map<Long, Integer> runningAttempts(Collection<Long> jobIds, String node);

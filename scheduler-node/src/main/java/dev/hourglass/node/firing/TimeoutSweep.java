@@ -35,6 +35,11 @@ import java.util.function.Supplier;
 final class TimeoutSweep implements Runnable {
     /** After a change, orphans are looked for during this long (the new owner may load late). */
     static final long ORPHAN_WATCH_MS = 10_000;
+    /**
+     * A run pages through everything stale (after a failover, thousands of a dead node's attempts
+     * at once), up to this many pages; what is left waits for the next run.
+     */
+    private static final int MAX_PAGES_PER_RUN = 20;
 
     private final AttemptStore store;
     private final ServiceCatalog catalog;

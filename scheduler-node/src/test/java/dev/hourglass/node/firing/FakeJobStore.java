@@ -184,9 +184,10 @@ final class FakeJobStore implements AttemptStore {
     }
 
     @Override
-    public List<Job> findStale(Collection<Integer> shards, long now, Orphans orphans, int limit) {
+    public List<Job> findStale(Collection<Integer> shards, long now, Orphans orphans, long afterId, int limit) {
         return jobs.values().stream()
-                .filter(j -> shards.contains(j.shard()) && j.state() == JobState.RUNNING)
+                .filter(j -> shards.contains(j.shard()) && j.state() == JobState.RUNNING && j.id() > afterId)
+                .sorted(Comparator.comparingLong(Job::id))
                 .filter(j -> j.dueAt() <= now
                         || (orphans != null && !orphans.liveNodes().contains(j.ownerNode())))
                 .limit(limit)

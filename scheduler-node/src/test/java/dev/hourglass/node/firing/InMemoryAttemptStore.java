@@ -48,7 +48,7 @@ final class InMemoryAttemptStore implements AttemptStore {
     }
 
     @Override
-    public List<Job> findStale(Collection<Integer> shards, long now, Orphans orphans, int limit) {
+    public List<Job> findStale(Collection<Integer> shards, long now, Orphans orphans, long afterId, int limit) {
         return List.of();
     }
 

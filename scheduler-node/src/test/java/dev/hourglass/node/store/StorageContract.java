@@ -302,8 +302,9 @@ public abstract class StorageContract {
         assertThat(loaded.get(0).serviceKey()).isEqualTo(app + "/svc");
         assertThat(attempts.loadDue(page(shard, Cursor.START, T0 + 1_000, 1))).hasSize(1);
         attempts.claim(List.of(a.id()), "n1", T0 + 100, T0 + 100);
-        assertThat(attempts.findStale(List.of(shard), T0 + 100 + 999, null, 10)).isEmpty();
-        assertThat(attempts.findStale(List.of(shard), T0 + 100 + 1_000, null, 10))
+        assertThat(attempts.findStale(List.of(shard), T0 + 100 + 999, null, Long.MIN_VALUE, 10))
+                .isEmpty();
+        assertThat(attempts.findStale(List.of(shard), T0 + 100 + 1_000, null, Long.MIN_VALUE, 10))
                 .extracting(Job::id)
                 .containsExactly(a.id());
     }

@@ -111,13 +111,17 @@ public interface JobMapper {
             @Param("skip") List<ServiceName> skip);
 
     List<JobRow> findTimedOut(
-            @Param("shards") Collection<Integer> shards, @Param("now") long now, @Param("limit") int limit);
+            @Param("shards") Collection<Integer> shards,
+            @Param("now") long now,
+            @Param("afterId") long afterId,
+            @Param("limit") int limit);
 
     List<JobRow> findOrphaned(
             @Param("shards") Collection<Integer> shards,
             @Param("live") Collection<String> liveNodes,
             @Param("self") String self,
             @Param("startedAt") long selfStartedAt,
+            @Param("afterId") long afterId,
             @Param("limit") int limit);
 
     List<AttemptRow> runningAttempts(@Param("ids") IdList ids, @Param("node") String node);

@@ -192,24 +192,20 @@ public final class MyBatisAttemptStore implements AttemptStore {
     }
 
     @Override
-    public List<Job> findStale(Collection<Integer> shards, long now, Orphans orphans, int limit) {
+    public List<Job> findStale(Collection<Integer> shards, long now, Orphans orphans, long afterId, int limit) {
         if (shards.isEmpty()) {
             return List.of();
         }
         try (SqlSession s = sessions.openSession(true)) {
             JobMapper m = s.getMapper(JobMapper.class);
-            Map<Long, Job> stale = new HashMap<>();
-            m.findTimedOut(shards, now, limit).forEach(r -> stale.put(r.id, JobRows.toJob(r)));
-            if (orphans != null && stale.size() < limit) {
-                m.findOrphaned(
-                                shards,
-                                orphans.liveNodes(),
-                                orphans.self(),
-                                orphans.selfStartedAt(),
-                                limit - stale.size())
+            java.util.TreeMap<Long, Job> stale = new java.util.TreeMap<>();
+            m.findTimedOut(shards, now, afterId, limit).forEach(r -> stale.put(r.id, JobRows.toJob(r)));
+            if (orphans != null) {
+                m.findOrphaned(shards, orphans.liveNodes(), orphans.self(), orphans.selfStartedAt(), afterId, limit)
                         .forEach(r -> stale.putIfAbsent(r.id, JobRows.toJob(r)));
             }
-            return List.copyOf(stale.values());
+            // the first `limit` ids of both: the next page starts after the last one returned
+            return stale.values().stream().limit(limit).toList();
         }
     }
 

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.hourglass.node.config.NodeConfig;
+import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.NodeFixture;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -58,7 +59,7 @@ class KafkaDispatchIT {
         assertThat(f.admin
                         .put(
                                 "/api/v1/apps/shop/targets",
-                                "{\"kafkaTopics\":[\"orders.close\",\"refunds.check\",\"restart.me\",\"not.yet\"]}")
+                                "{\"kafkaTopics\":[\"orders.close\",\"refunds.check\",\"restart.me\",\"not.yet\",\"outage.load\"]}")
                         .status())
                 .isEqualTo(200);
     }
@@ -239,10 +240,11 @@ class KafkaDispatchIT {
     @Test
     void aBrokerOutageUnderLoadKeepsTheSendQueueBoundedAndPublishesNoAttemptAfterItEnded() throws Exception {
         createTopic("outage.load", 3);
-        f.app.put(
+        ApiClient.Answer service = f.app.put(
                 "/api/v1/services/outage",
                 "{\"protocol\":\"KAFKA\",\"topic\":\"outage.load\",\"timeoutMs\":2000,\"maxAttempts\":1000,"
                         + "\"maxInFlight\":5000,\"backoff\":{\"initialMs\":200,\"maxMs\":1000}}");
+        assertThat(service.status()).as(service.text()).isEqualTo(200);
         var broker = kafka.brokers().values().iterator().next();
         broker.shutdown();
         long stoppedAt = System.currentTimeMillis();
