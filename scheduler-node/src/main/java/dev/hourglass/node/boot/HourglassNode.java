@@ -106,7 +106,12 @@ public final class HourglassNode implements AutoCloseable {
                 protocols.add(Protocol.KAFKA);
             }
             this.dubbo = config.dubbo.enabled
-                    ? DubboRuntime.configure(nodeId, dubboHost(config), config.dubbo.port, dubboRegistry(config, zk))
+                    ? DubboRuntime.configure(
+                            nodeId,
+                            dubboHost(config),
+                            config.dubbo.port,
+                            dubboRegistry(config, zk),
+                            config.dubbo.reconnectMs)
                     : null;
             var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             if (dubbo != null) {
