@@ -7,6 +7,10 @@ import java.util.List;
  * Job submission and management over Dubbo, exported by every node (SPEC §4). Same semantics,
  * limits and errors as the HTTP API: every method throws {@link HourglassException} with the HTTP
  * error code. The caller's app token travels as the Dubbo attachment {@value #TOKEN_ATTACHMENT}.
+ *
+ * <p>The exception is unchecked, yet declared on every method: Dubbo's provider-side {@code
+ * ExceptionFilter} logs each exception a method does not declare at ERROR with its stack trace, so
+ * undeclared, every bad token or bad input of a client would write one into the node's log.
  */
 public interface DelayJobService {
     String TOKEN_ATTACHMENT = "hourglass-token";
@@ -14,27 +18,27 @@ public interface DelayJobService {
     String APP_ATTACHMENT = "hourglass-app";
 
     /** Submits one job; with a bizKey already known to the app, returns the existing job. */
-    JobView submit(JobSubmission submission);
+    JobView submit(JobSubmission submission) throws HourglassException;
 
     /** Submits up to 1,000 jobs; one result per input, in input order. */
-    List<BatchItemResult> submitBatch(List<JobSubmission> submissions);
+    List<BatchItemResult> submitBatch(List<JobSubmission> submissions) throws HourglassException;
 
-    JobView get(String jobId);
+    JobView get(String jobId) throws HourglassException;
 
-    JobView getByBizKey(String bizKey);
+    JobView getByBizKey(String bizKey) throws HourglassException;
 
     /** Changes a DELAYED job; CONFLICT otherwise. */
-    JobView reschedule(String jobId, JobChange change);
+    JobView reschedule(String jobId, JobChange change) throws HourglassException;
 
     /** Cancels a DELAYED or RUNNING job; CONFLICT for a final one. */
-    JobView cancel(String jobId);
+    JobView cancel(String jobId) throws HourglassException;
 
     /** Fires a DELAYED job now. */
-    JobView fireNow(String jobId);
+    JobView fireNow(String jobId) throws HourglassException;
 
     /** Puts a FAILED, CANCELED or EXPIRED job back to DELAYED at {@code fireAt} (null: now). */
-    JobView retry(String jobId, Instant fireAt);
+    JobView retry(String jobId, Instant fireAt) throws HourglassException;
 
     /** Reports the result of the current attempt (CONSUMER ack mode); CONFLICT for another attempt. */
-    JobView reportResult(String jobId, ResultReport report);
+    JobView reportResult(String jobId, ResultReport report) throws HourglassException;
 }

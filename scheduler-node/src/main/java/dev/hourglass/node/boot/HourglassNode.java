@@ -66,6 +66,8 @@ import org.slf4j.LoggerFactory;
 public final class HourglassNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HourglassNode.class);
     static final String VERSION = "0.1.0";
+    /** What a stop may take beyond {@code engine.shutdownGraceMs} (docs/cluster.md, "Stopping a node"). */
+    static final long STOP_BEYOND_GRACE_MS = 5_000;
 
     private final NodeConfig config;
     private final String nodeId;
@@ -127,7 +129,12 @@ public final class HourglassNode implements AutoCloseable {
                 protocols.add(Protocol.KAFKA);
             }
             this.dubbo = config.dubbo.enabled
-                    ? DubboRuntime.configure(nodeId, dubboHost(config), config.dubbo.port, dubboRegistry(config, zk))
+                    ? DubboRuntime.configure(
+                            nodeId,
+                            dubboHost(config),
+                            config.dubbo.port,
+                            dubboRegistry(config, zk),
+                            config.dubbo.reconnectMs)
                     : null;
             var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             if (dubbo != null) {
@@ -382,31 +389,42 @@ public final class HourglassNode implements AutoCloseable {
     /**
      * Graceful: stops accepting, leaves the cluster (the master re-assigns this node's shards at
      * once), gives up its shards, lets deliveries under way finish and writes their results.
+     *
+     * <p>Bounded: returns within {@code engine.shutdownGraceMs} + {@value #STOP_BEYOND_GRACE_MS} ms
+     * (plus a moment per step that overran) whatever ZooKeeper, the database or a broker are doing.
+     * Each step has its own bound; one that overruns (a client retrying against a server that is
+     * gone) is abandoned with a warning and the next step runs ({@link StopSequence}).
      */
     @Override
     public void close() {
         ready = false;
-        http.close();
-        coordinator.close();
-        shards.replace(List.of());
-        engine.stop(config.engine.shutdownGraceMs);
-        dispatch.close();
-        closeDubbo(); // before the embedded ZooKeeper, its registry
-        closeEmbeddedZooKeeper();
-        database.close();
+        long grace = config.engine.shutdownGraceMs;
+        StopSequence stop = new StopSequence(LOG, grace + STOP_BEYOND_GRACE_MS);
+        stop.step("HTTP server", 1_000, http::close);
+        stop.step("leaving the cluster", 2_000, coordinator::close);
+        stop.step("giving up shards", 1_000, () -> shards.replace(List.of()));
+        stop.step("deliveries under way", grace + 1_000, () -> engine.stop(grace));
+        stop.step("dispatchers", 1_000, dispatch::close);
+        stop.step("Dubbo", 2_000, this::closeDubbo); // before the embedded ZooKeeper, its registry
+        stop.step("embedded ZooKeeper", 1_000, this::closeEmbeddedZooKeeper);
+        stop.step("database", 1_000, database::close);
         gcMetrics.close();
     }
 
-    /** Stops everything at once, writing nothing more: what kill -9 leaves behind, for tests. */
+    /**
+     * Stops everything at once, writing nothing more: what kill -9 leaves behind, for tests. Bounded
+     * like {@link #close()}, within {@value #STOP_BEYOND_GRACE_MS} ms.
+     */
     public void halt() {
         ready = false;
-        engine.halt();
-        coordinator.close();
-        http.close();
-        dispatch.close();
-        closeDubbo();
-        closeEmbeddedZooKeeper();
-        database.close();
+        StopSequence stop = new StopSequence(LOG, STOP_BEYOND_GRACE_MS);
+        stop.step("firing", 1_000, engine::halt);
+        stop.step("leaving the cluster", 1_000, coordinator::close);
+        stop.step("HTTP server", 1_000, http::close);
+        stop.step("dispatchers", 1_000, dispatch::close);
+        stop.step("Dubbo", 1_000, this::closeDubbo);
+        stop.step("embedded ZooKeeper", 1_000, this::closeEmbeddedZooKeeper);
+        stop.step("database", 1_000, database::close);
         gcMetrics.close();
     }
 

@@ -4,10 +4,39 @@ import dev.hourglass.node.config.ConfigException;
 import dev.hourglass.node.config.ConfigLoader;
 import dev.hourglass.node.config.NodeConfig;
 import java.nio.file.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** {@code java -jar hourglass-node.jar [--config FILE]} (SPEC §8). */
 public final class Main {
+    private static final Logger LOG = LoggerFactory.getLogger(Main.class);
+    static final String DUBBO_OWN_SHUTDOWN_HOOK_OFF = "dubbo.shutdownHook.listenIgnore";
+    /** Past the node's own stop bound, a stop that still has not ended is cut short. */
+    private static final long LAST_RESORT_MARGIN_MS = 5_000;
+
     private Main() {}
+
+    /**
+     * SIGTERM: the node's graceful stop, itself bounded; should anything else hold the JVM (another
+     * library's hook), a watchdog halts it {@value #LAST_RESORT_MARGIN_MS} ms past that bound.
+     */
+    private static void stop(HourglassNode node, long stopBoundMs) {
+        Thread watchdog = new Thread(
+                () -> {
+                    try {
+                        Thread.sleep(stopBoundMs + LAST_RESORT_MARGIN_MS);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    LOG.error("the stop did not end within {} ms; halting", stopBoundMs + LAST_RESORT_MARGIN_MS);
+                    Runtime.getRuntime().halt(1);
+                },
+                "hourglass-stop-watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
+        node.close();
+        LOG.info("stopped");
+    }
 
     public static void main(String[] args) {
         Path configFile = null;
@@ -31,6 +60,10 @@ public final class Main {
             System.exit(2);
             return;
         }
+        // the node's hook owns the stop order; Dubbo's own hook would stop Dubbo beside it, unbounded
+        // (its registry unregistration waits 30 s per URL while ZooKeeper is down) and the JVM waits
+        // for every hook. Read when Dubbo's application is created, so before the node starts.
+        System.setProperty(DUBBO_OWN_SHUTDOWN_HOOK_OFF, "true");
         HourglassNode node;
         try {
             node = HourglassNode.start(config);
@@ -39,7 +72,8 @@ public final class Main {
             System.exit(2);
             return;
         }
-        Runtime.getRuntime().addShutdownHook(new Thread(node::close, "hourglass-shutdown"));
+        long stopBoundMs = config.engine.shutdownGraceMs + HourglassNode.STOP_BEYOND_GRACE_MS;
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(node, stopBoundMs), "hourglass-shutdown"));
         System.out.println();
         System.out.println("Hourglass node " + node.nodeId() + " is ready at " + node.baseUrl()
                 + (config.isStandalone()

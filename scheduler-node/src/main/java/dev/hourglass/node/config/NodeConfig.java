@@ -125,6 +125,13 @@ public class NodeConfig {
          * registry URL such as {@code zookeeper://zk1:2181}.
          */
         public String registry = "cluster";
+        /**
+         * How often the connection to a business provider that went away is tried again: a provider
+         * restarted on the same address is called again within about this plus a second. Also the
+         * heartbeat interval on idle provider connections; a connection that reads nothing for three
+         * times this is rebuilt.
+         */
+        public int reconnectMs = 2_000;
     }
 
     /** Token caching and the failed-authentication limit (docs/security.md). */
@@ -201,6 +208,10 @@ public class NodeConfig {
                 kafka.deliveryTimeoutMs >= 1_000 && kafka.deliveryTimeoutMs <= 600_000,
                 "kafka.deliveryTimeoutMs must be in 1000..600000");
         check(errors, dubbo.port >= 0 && dubbo.port <= 65535, "dubbo.port must be in 0..65535");
+        check(
+                errors,
+                dubbo.reconnectMs >= 500 && dubbo.reconnectMs <= 60_000,
+                "dubbo.reconnectMs must be in 500..60000");
         check(
                 errors,
                 dubbo.registry != null

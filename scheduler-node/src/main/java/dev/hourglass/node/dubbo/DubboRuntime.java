@@ -37,11 +37,13 @@ public final class DubboRuntime implements AutoCloseable {
     private final DubboBootstrap bootstrap;
     private final int port;
     private final String registryUrl;
+    private final Map<String, String> referenceParameters;
 
-    private DubboRuntime(DubboBootstrap bootstrap, int port, String registryUrl) {
+    private DubboRuntime(DubboBootstrap bootstrap, int port, String registryUrl, int reconnectMs) {
         this.bootstrap = bootstrap;
         this.port = port;
         this.registryUrl = registryUrl;
+        this.referenceParameters = referenceParameters(reconnectMs);
     }
 
     /**
@@ -51,8 +53,10 @@ public final class DubboRuntime implements AutoCloseable {
      *     loopback; null: the machine's address
      * @param port the protocol port; 0 picks a free one
      * @param registryUrl a Dubbo registry URL, or null for none (direct URLs only)
+     * @param reconnectMs how often a broken connection to a provider is tried again (see {@link
+     *     #referenceParameters})
      */
-    public static DubboRuntime configure(String nodeId, String host, int port, String registryUrl) {
+    public static DubboRuntime configure(String nodeId, String host, int port, String registryUrl, int reconnectMs) {
         if (host != null && isLoopback(host)) {
             System.setProperty(IGNORED_INTERFACES, ".*");
         }
@@ -85,7 +89,7 @@ public final class DubboRuntime implements AutoCloseable {
         registry.setUseAsMetadataCenter(false);
         registry.setCheck(false);
         bootstrap.application(application).protocol(protocol).registry(registry);
-        return new DubboRuntime(bootstrap, chosenPort, registryUrl);
+        return new DubboRuntime(bootstrap, chosenPort, registryUrl, reconnectMs);
     }
 
     /** Exports {@code services} (interface to implementation) and starts serving them. */
@@ -152,8 +156,34 @@ public final class DubboRuntime implements AutoCloseable {
         reference.setTimeout(timeoutMs);
         reference.setRetries(0);
         reference.setCheck(false);
-        reference.setParameters(Map.of("migration.step", "FORCE_INTERFACE"));
+        reference.setParameters(referenceParameters);
         return reference;
+    }
+
+    /**
+     * The parameters of every reference: interface-level discovery, and reconnection within {@code
+     * reconnectMs} instead of Dubbo's 60 s.
+     *
+     * <p>Why: once a provider's connection breaks, Dubbo takes its invoker out of service ({@code
+     * invokersToReconnect}: every call fails "No provider available" without trying) and puts it
+     * back only when the connection is up again; nothing reconnects it but the client's reconnect
+     * timer, which runs every {@code max(dubbo.application.least-reconnect-duration, heartbeat
+     * timeout / 3)}, by default {@code max(60 s, 180 s / 3)}. A provider restarted on the same
+     * address therefore stayed unused for up to a minute, also through the registry: its new
+     * registration has the same address and so shares the broken connection. With a heartbeat of
+     * {@code reconnectMs} and a heartbeat timeout of three of them, the timer runs every {@code
+     * reconnectMs}, and the directory's recovery check (every second) puts the invoker back.
+     *
+     * <p>The price: a heartbeat on an idle connection every {@code reconnectMs}, and a connection
+     * that reads nothing (not even a heartbeat answer) for {@code 3 * reconnectMs} is rebuilt, which
+     * fails the calls under way on it (they are retried).
+     */
+    static Map<String, String> referenceParameters(int reconnectMs) {
+        return Map.of(
+                "migration.step", "FORCE_INTERFACE",
+                "heartbeat", Integer.toString(reconnectMs),
+                "heartbeat.timeout", Integer.toString(3 * reconnectMs),
+                "dubbo.application.least-reconnect-duration", Integer.toString(reconnectMs));
     }
 
     public boolean hasRegistry() {

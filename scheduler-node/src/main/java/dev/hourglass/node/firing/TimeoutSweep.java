@@ -8,6 +8,7 @@ import dev.hourglass.node.job.Job;
 import dev.hourglass.node.shard.ShardOwnership;
 import java.time.Clock;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.BiPredicate;
@@ -89,18 +90,30 @@ final class TimeoutSweep implements Runnable {
             live.add(nodeId);
         }
         AttemptStore.Orphans orphans = live == null ? null : new AttemptStore.Orphans(live, nodeId, startedAt);
-        for (Job job : store.findStale(shards.current(), now, orphans, limit)) {
-            if (deliveringHere.test(job.id(), job.attempts())) {
-                continue; // our own delivery is still under way and will report
+        long afterId = Long.MIN_VALUE;
+        for (int page = 0; page < MAX_PAGES_PER_RUN; page++) {
+            List<Job> stale = store.findStale(shards.current(), now, orphans, afterId, limit);
+            for (Job job : stale) {
+                end(job, now, live);
             }
-            Optional<ServiceDefinition> service = catalog.find(job.app(), job.service());
-            if (job.dueAt() <= now) {
-                Backoff backoff = service.map(ServiceDefinition::backoff).orElse(Backoff.DEFAULT);
-                results.accept(AttemptEndings.timedOut(job, backoff, now));
-            } else if (isOrphan(job, live)
-                    && service.map(s -> s.ackMode() == AckMode.AUTO).orElse(true)) {
-                results.accept(AttemptEndings.ownerLost(job, now));
+            if (stale.size() < limit) {
+                return;
             }
+            afterId = stale.get(stale.size() - 1).id();
+        }
+    }
+
+    private void end(Job job, long now, Set<String> live) {
+        if (deliveringHere.test(job.id(), job.attempts())) {
+            return; // our own delivery is still under way and will report
+        }
+        Optional<ServiceDefinition> service = catalog.find(job.app(), job.service());
+        if (job.dueAt() <= now) {
+            Backoff backoff = service.map(ServiceDefinition::backoff).orElse(Backoff.DEFAULT);
+            results.accept(AttemptEndings.timedOut(job, backoff, now));
+        } else if (isOrphan(job, live)
+                && service.map(s -> s.ackMode() == AckMode.AUTO).orElse(true)) {
+            results.accept(AttemptEndings.ownerLost(job, now));
         }
     }
 

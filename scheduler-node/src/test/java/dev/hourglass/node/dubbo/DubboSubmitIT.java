@@ -3,6 +3,10 @@ package dev.hourglass.node.dubbo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.hourglass.api.BatchItemResult;
 import dev.hourglass.api.CallbackStatus;
 import dev.hourglass.api.DelayJobService;
@@ -285,6 +289,32 @@ class DubboSubmitIT {
         assertThat(oversized.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
         assertThat(oversized.field()).isEqualTo("jobs");
         assertThat(storedJobs()).as("nothing written").isEqualTo(before);
+    }
+
+    @Test
+    void clientErrorsAreAnsweredWithoutAnErrorOrAStackTraceInTheNodesLog() {
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        Logger root = (Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        root.addAppender(log);
+        try {
+            HourglassException badToken = error(() -> as("not-a-token", null, () -> plain.submit(job(60_000))));
+            assertThat(badToken.code()).isEqualTo(ErrorCode.UNAUTHENTICATED);
+            HourglassException badInput = error(
+                    () -> as(hg.appToken, null, () -> plain.submit(job(60_000).setPayload("{\"a\":"))));
+            assertThat(badInput.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+            assertThat(badInput.field()).isEqualTo("payload");
+            HourglassException unknownJob = error(() -> as(hg.appToken, null, () -> plain.get("123456789")));
+            assertThat(unknownJob.code()).isEqualTo(ErrorCode.NOT_FOUND);
+        } finally {
+            root.detachAppender(log);
+        }
+        // Dubbo's ExceptionFilter logs before the answer is written: all is in the list by now
+        List<String> loud = log.list.stream()
+                .filter(e -> e.getLevel().isGreaterOrEqual(Level.ERROR) || e.getThrowableProxy() != null)
+                .map(e -> e.getLevel() + " " + e.getLoggerName() + ": " + e.getFormattedMessage())
+                .toList();
+        assertThat(loud).as("errors or stack traces logged for client errors").isEmpty();
     }
 
     @Test

@@ -190,6 +190,29 @@ public final class NodeProcess implements AutoCloseable {
         process.waitFor(30, TimeUnit.SECONDS);
     }
 
+    /**
+     * SIGTERM, then waits up to {@code max} for the process to exit.
+     *
+     * @return how long it took to exit; when it did not within {@code max}, a thread dump is
+     *     appended to its {@link #log()}, it is killed (SIGKILL) and an AssertionError says so
+     */
+    public Duration terminateWithin(Duration max) throws IOException, InterruptedException {
+        long start = System.nanoTime();
+        process.destroy();
+        if (process.waitFor(max.toMillis(), TimeUnit.MILLISECONDS)) {
+            return Duration.ofNanos(System.nanoTime() - start);
+        }
+        String java = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+        Process dump = new ProcessBuilder(java, Long.toString(process.pid()), "Thread.print")
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
+        dump.waitFor(20, TimeUnit.SECONDS);
+        kill9();
+        throw new AssertionError(
+                "node " + nodeId + " still running " + max.toMillis() + " ms after SIGTERM; thread dump in " + log);
+    }
+
     /** SIGTERM: the graceful shutdown path. */
     @Override
     public void close() throws InterruptedException {

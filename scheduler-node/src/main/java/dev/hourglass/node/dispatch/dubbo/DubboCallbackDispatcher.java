@@ -40,6 +40,11 @@ import org.slf4j.LoggerFactory;
  * <p>Outcomes: the {@link CallbackResult} as returned (a retryAfterMs over 30 days clamped to 30
  * days, {@link DeliveryResult#retry}); an exception thrown by the callback is a
  * RETRY, no answer in time a TIMEOUT, no provider or a broken connection an ERROR (all retried).
+ * An ERROR is {@linkplain DeliveryResult#notDelivered not delivered} (the retry policy does not
+ * count it) only when Dubbo failed before the request was handed to the connection: no provider
+ * available, no connection, or the connection closed before the write. In asynchronous mode Dubbo
+ * throws exactly those failures from the proxy call itself; everything after the send (a
+ * connection lost while waiting, a timeout, the callback's exception) completes the call's future.
  */
 public final class DubboCallbackDispatcher implements Dispatcher {
     private static final Logger LOG = LoggerFactory.getLogger(DubboCallbackDispatcher.class);
@@ -66,9 +71,26 @@ public final class DubboCallbackDispatcher implements Dispatcher {
         CallbackRequest request = request(delivery);
         RpcContext.getClientAttachment()
                 .setAttachment("timeout", Long.toString(delivery.job().timeoutMs()));
-        CompletableFuture<CallbackResult> call =
-                RpcContext.getServiceContext().asyncCall(() -> callback.execute(request));
+        CompletableFuture<CallbackResult> call = RpcContext.getServiceContext().asyncCall(() -> {
+            try {
+                return callback.execute(request);
+            } catch (RuntimeException thrownBeforeSending) {
+                throw new NotSent(thrownBeforeSending);
+            }
+        });
         return call.handle((result, error) -> error == null ? interpret(result) : failure(error));
+    }
+
+    /**
+     * Marks what the proxy threw synchronously: in asynchronous mode that is a failure before the
+     * request reached the connection (the cluster found no provider, or the send itself failed).
+     */
+    static final class NotSent extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        NotSent(RuntimeException cause) {
+            super(cause.getMessage(), cause, false, false);
+        }
     }
 
     private JobCallbackService referenceOf(ServiceDefinition service) {
@@ -157,20 +179,28 @@ public final class DubboCallbackDispatcher implements Dispatcher {
 
     static DeliveryResult failure(Throwable error) {
         Throwable cause = error;
-        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-                && cause.getCause() != null) {
+        while (cause.getCause() != null
+                && (cause instanceof CompletionException
+                        || cause instanceof ExecutionException
+                        // RpcContext.asyncCall wraps what the proxy threw in an RpcException of its own
+                        || (cause instanceof RpcException wrapper
+                                && wrapper.getCode() == RpcException.UNKNOWN_EXCEPTION
+                                && cause.getCause() instanceof NotSent))) {
             cause = cause.getCause();
+        }
+        if (cause instanceof NotSent notSent) {
+            return failedBeforeSending(notSent.getCause());
         }
         // an asynchronous call fails with the transport's own exceptions, not wrapped in RpcException
         if (cause instanceof TimeoutException) {
-            return new DeliveryResult(AttemptOutcome.TIMEOUT, null, "no answer within the timeout");
+            return timeout();
         }
         if (cause instanceof RemotingException remoting) {
             return DeliveryResult.error("Dubbo: " + remoting.getMessage());
         }
         if (cause instanceof RpcException rpc) {
             if (rpc.isTimeout()) {
-                return new DeliveryResult(AttemptOutcome.TIMEOUT, null, "no answer within the timeout");
+                return timeout();
             }
             if (rpc.isBiz()) {
                 return new DeliveryResult(AttemptOutcome.RETRY, null, "the callback threw: " + rpc.getMessage());
@@ -179,5 +209,29 @@ public final class DubboCallbackDispatcher implements Dispatcher {
         }
         // an exception thrown by the business's callback (SPEC §4: it counts as RETRY)
         return new DeliveryResult(AttemptOutcome.RETRY, null, "the callback threw: " + cause);
+    }
+
+    /**
+     * What the proxy threw before sending: no provider ({@code NO_INVOKER_AVAILABLE_AFTER_FILTER},
+     * {@code FORBIDDEN}), a send that failed ({@code NETWORK_EXCEPTION}: not connected, connect
+     * refused, channel closed) or any other Dubbo refusal. A timeout stays a TIMEOUT, whatever its
+     * moment, and a business exception (a local call) a RETRY.
+     */
+    private static DeliveryResult failedBeforeSending(Throwable thrown) {
+        if (thrown instanceof RpcException rpc) {
+            if (rpc.isTimeout() || rpc.getCode() == RpcException.TIMEOUT_TERMINATE) {
+                return timeout();
+            }
+            if (rpc.isBiz()) {
+                return new DeliveryResult(AttemptOutcome.RETRY, null, "the callback threw: " + rpc.getMessage());
+            }
+            return DeliveryResult.notDelivered("Dubbo, not sent: " + rpc.getMessage());
+        }
+        // not Dubbo's refusal: nothing says what happened, so it counts
+        return DeliveryResult.error("Dubbo: " + thrown);
+    }
+
+    private static DeliveryResult timeout() {
+        return new DeliveryResult(AttemptOutcome.TIMEOUT, null, "no answer within the timeout");
     }
 }

@@ -26,6 +26,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.eclipse.jetty.client.BufferingResponseListener;
 import org.eclipse.jetty.client.BytesRequestContent;
 import org.eclipse.jetty.client.HttpClient;
@@ -41,8 +42,10 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * Delivers jobs of HTTP services (SPEC §6): POSTs the CallbackRequest as JSON, signed with the
  * service's secret, and reads the answer: 2xx is SUCCESS unless a JSON body says RETRY or FAIL;
  * 410 is FAIL; 429 and 503 are RETRY after {@code Retry-After}; anything else is RETRY; no answer
- * within the job's timeout is TIMEOUT; a connection failure is ERROR. A retry hint (body or
- * header) over 30 days is clamped to 30 days ({@link DeliveryResult#retry}). Uses Jetty's asynchronous
+ * within the job's timeout is TIMEOUT; a connection failure is ERROR, {@linkplain
+ * DeliveryResult#notDelivered not delivered} when the request never began on a connection (refused,
+ * connect timeout, unknown host: nothing was sent), counted otherwise. A retry hint (body or header)
+ * over 30 days is clamped to 30 days ({@link DeliveryResult#retry}). Uses Jetty's asynchronous
  * HTTP client (the server's Jetty): pooled keep-alive connections, no redirects followed. Its
  * concurrency is bounded upstream, per service, by {@code maxInFlight}.
  */
@@ -96,7 +99,10 @@ public final class HttpCallbackDispatcher implements Dispatcher {
         byte[] body = callbackBody(delivery);
         String signature = CallbackSignature.sign(delivery.service().signingSecret(), clock.millis(), body);
         CompletableFuture<DeliveryResult> answer = new CompletableFuture<>();
+        // Jetty begins a request once it has a connection for it, before writing a byte of it
+        AtomicBoolean begun = new AtomicBoolean();
         client.newRequest(url)
+                .onRequestBegin(r -> begun.set(true))
                 .method(HttpMethod.POST)
                 .timeout(job.timeoutMs(), TimeUnit.MILLISECONDS)
                 .headers(h -> h.put("Hourglass-Job-Id", Long.toString(job.id()))
@@ -108,7 +114,7 @@ public final class HttpCallbackDispatcher implements Dispatcher {
                     public void onComplete(Result result) {
                         answer.complete(
                                 result.isFailed()
-                                        ? failure(result.getFailure())
+                                        ? failure(result.getFailure(), begun.get())
                                         : interpret(
                                                 result.getResponse().getStatus(),
                                                 result.getResponse()
@@ -235,13 +241,22 @@ public final class HttpCallbackDispatcher implements Dispatcher {
         }
     }
 
-    private static DeliveryResult failure(Throwable cause) {
+    /**
+     * A failed exchange. Before the request began on a connection nothing was sent: the attempt is
+     * not delivered (unless the job's timeout ran out first: a TIMEOUT, whatever its moment). After
+     * that the receiver may have read it, and a reset or a closed connection counts as an ERROR.
+     */
+    static DeliveryResult failure(Throwable cause, boolean requestBegun) {
         if (cause instanceof TimeoutException) {
             return new DeliveryResult(AttemptOutcome.TIMEOUT, null, "no answer within the timeout");
         }
-        if (cause instanceof ConnectException) {
-            return DeliveryResult.error("connection refused: " + cause.getMessage());
+        if (!requestBegun) {
+            return DeliveryResult.notDelivered("could not connect: " + describe(cause));
         }
-        return DeliveryResult.error(cause.toString());
+        return DeliveryResult.error(describe(cause));
+    }
+
+    private static String describe(Throwable cause) {
+        return cause instanceof ConnectException ? "connection refused: " + cause.getMessage() : cause.toString();
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.hourglass.api.CallbackResult;
 import dev.hourglass.node.dispatch.DeliveryResult;
 import dev.hourglass.node.job.AttemptOutcome;
+import java.util.List;
 import java.util.concurrent.CompletionException;
 import org.apache.dubbo.remoting.RemotingException;
 import org.apache.dubbo.remoting.TimeoutException;
@@ -67,5 +68,56 @@ class DubboOutcomesTest {
         assertThat(DubboCallbackDispatcher.failure(new RpcException(RpcException.BIZ_EXCEPTION, "thrown"))
                         .outcome())
                 .isEqualTo(AttemptOutcome.RETRY);
+    }
+
+    /** What RpcContext.asyncCall makes of what the proxy threw synchronously. */
+    private static RpcException thrownByTheProxy(RuntimeException e) {
+        return new RpcException(new DubboCallbackDispatcher.NotSent(e));
+    }
+
+    @Test
+    void whatFailedBeforeSendingIsNotDeliveredUnlessItIsATimeout() {
+        for (RpcException refusal : List.of(
+                new RpcException(RpcException.NO_INVOKER_AVAILABLE_AFTER_FILTER, "No provider available"),
+                new RpcException(RpcException.FORBIDDEN_EXCEPTION, "No provider available, forbidden"),
+                new RpcException(
+                        RpcException.NETWORK_EXCEPTION,
+                        "message can not send, because channel is closed",
+                        new RemotingException((java.net.InetSocketAddress) null, null, "channel is closed")))) {
+            DeliveryResult r = DubboCallbackDispatcher.failure(new CompletionException(thrownByTheProxy(refusal)));
+            assertThat(r.outcome()).as(refusal.getMessage()).isEqualTo(AttemptOutcome.ERROR);
+            assertThat(r.reachedReceiver()).as(refusal.getMessage()).isFalse();
+            assertThat(r.message()).contains(refusal.getMessage());
+        }
+        DeliveryResult late = DubboCallbackDispatcher.failure(
+                thrownByTheProxy(new RpcException(RpcException.TIMEOUT_TERMINATE, "no time left")));
+        assertThat(late.outcome()).isEqualTo(AttemptOutcome.TIMEOUT);
+        assertThat(late.reachedReceiver())
+                .as("a timeout is never 'not delivered'")
+                .isTrue();
+        DeliveryResult local = DubboCallbackDispatcher.failure(
+                thrownByTheProxy(new RpcException(RpcException.BIZ_EXCEPTION, "thrown")));
+        assertThat(local.outcome()).isEqualTo(AttemptOutcome.RETRY);
+        assertThat(local.reachedReceiver()).isTrue();
+        DeliveryResult odd = DubboCallbackDispatcher.failure(thrownByTheProxy(new IllegalStateException("odd")));
+        assertThat(odd.outcome()).isEqualTo(AttemptOutcome.ERROR);
+        assertThat(odd.reachedReceiver())
+                .as("not a refusal of Dubbo's: it counts")
+                .isTrue();
+    }
+
+    @Test
+    void whatFailedAfterSendingReachedTheReceiver() {
+        for (Throwable e : List.of(
+                new RemotingException((java.net.InetSocketAddress) null, null, "channel inactive"),
+                new TimeoutException(true, null, "late"),
+                new RpcException(RpcException.NETWORK_EXCEPTION, "connection lost"),
+                new RpcException(RpcException.BIZ_EXCEPTION, "thrown"),
+                new IllegalStateException("db down"))) {
+            assertThat(DubboCallbackDispatcher.failure(new CompletionException(e))
+                            .reachedReceiver())
+                    .as(e.toString())
+                    .isTrue();
+        }
     }
 }

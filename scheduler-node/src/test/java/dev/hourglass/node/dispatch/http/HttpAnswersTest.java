@@ -4,8 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hourglass.node.dispatch.DeliveryResult;
 import dev.hourglass.node.job.AttemptOutcome;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 
 class HttpAnswersTest {
@@ -66,5 +72,31 @@ class HttpAnswersTest {
                 HttpCallbackDispatcher.interpret(200, null, "{\"status\":\"RETRY\",\"retryAfterMs\":700}", NOW);
         assertThat(normal.retryAfterMs()).isEqualTo(700);
         assertThat(normal.message()).isNull();
+    }
+
+    @Test
+    void aFailureBeforeTheRequestBeganIsNotDeliveredUnlessItIsATimeout() {
+        DeliveryResult refused = HttpCallbackDispatcher.failure(new ConnectException("Connection refused"), false);
+        assertThat(refused.outcome()).isEqualTo(AttemptOutcome.ERROR);
+        assertThat(refused.reachedReceiver()).isFalse();
+        assertThat(refused.message()).contains("Connection refused");
+        assertThat(HttpCallbackDispatcher.failure(new SocketTimeoutException("Connect Timeout"), false)
+                        .reachedReceiver())
+                .isFalse();
+        DeliveryResult queuedTooLong = HttpCallbackDispatcher.failure(new TimeoutException("Total timeout"), false);
+        assertThat(queuedTooLong.outcome()).isEqualTo(AttemptOutcome.TIMEOUT);
+        assertThat(queuedTooLong.reachedReceiver()).isTrue();
+    }
+
+    @Test
+    void aFailureAfterTheRequestBeganCounts() {
+        for (Throwable e : List.of(new EOFException("reset"), new IOException("Connection reset by peer"))) {
+            DeliveryResult r = HttpCallbackDispatcher.failure(e, true);
+            assertThat(r.outcome()).isEqualTo(AttemptOutcome.ERROR);
+            assertThat(r.reachedReceiver()).as(e.toString()).isTrue();
+        }
+        assertThat(HttpCallbackDispatcher.failure(new TimeoutException("Total timeout"), true)
+                        .outcome())
+                .isEqualTo(AttemptOutcome.TIMEOUT);
     }
 }
