@@ -25,6 +25,9 @@ import dev.hourglass.node.job.JobIdGenerator;
 import dev.hourglass.node.manage.JobManager;
 import dev.hourglass.node.manage.Limits;
 import dev.hourglass.node.metrics.FiringMetrics;
+import dev.hourglass.node.metrics.RetentionMetrics;
+import dev.hourglass.node.retention.RetentionSettings;
+import dev.hourglass.node.retention.RetentionSweep;
 import dev.hourglass.node.shard.ShardOwnership;
 import dev.hourglass.node.shard.ShardPlacement;
 import dev.hourglass.node.store.mybatis.Database;
@@ -32,6 +35,7 @@ import dev.hourglass.node.store.mybatis.MyBatisAppRepository;
 import dev.hourglass.node.store.mybatis.MyBatisAttemptStore;
 import dev.hourglass.node.store.mybatis.MyBatisJobMutations;
 import dev.hourglass.node.store.mybatis.MyBatisJobRepository;
+import dev.hourglass.node.store.mybatis.MyBatisRetentionStore;
 import dev.hourglass.node.store.mybatis.MyBatisServiceRepository;
 import dev.hourglass.node.tenant.Tenants;
 import dev.hourglass.node.tenant.Tokens;
@@ -76,6 +80,7 @@ public final class HourglassNode implements AutoCloseable {
     private final DubboRuntime dubbo;
     private final CuratorCoordinator coordinator;
     private final ShardOwnership shards;
+    private final RetentionSweep retention;
     private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
     private volatile boolean ready;
 
@@ -88,12 +93,14 @@ public final class HourglassNode implements AutoCloseable {
                                 .toHexDigits(ThreadLocalRandom.current().nextInt())
                                 .substring(2);
         this.adminToken = config.adminToken != null ? config.adminToken : adminTokenInDataDir(Path.of(config.dataDir));
-        this.database = openDatabase(config);
+        var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        this.database = openDatabase(config, registry);
         try {
-            var sessions = database.sessions();
+            var sessions = database.sessions(); // the API's pool; the engine has its own
             var jobRepository = new MyBatisJobRepository(sessions);
             var serviceRepository = new MyBatisServiceRepository(sessions);
-            var catalog = new ServiceCatalog(serviceRepository);
+            var catalog =
+                    new ServiceCatalog(serviceRepository, new MyBatisServiceRepository(database.engineSessions()));
             var allowList = new CallbackAllowList(config.callbackAllow);
             this.embeddedZooKeeper = config.cluster.zkConnect == null || config.cluster.zkConnect.isBlank()
                     ? new EmbeddedZooKeeper(Path.of(config.dataDir))
@@ -108,7 +115,6 @@ public final class HourglassNode implements AutoCloseable {
             this.dubbo = config.dubbo.enabled
                     ? DubboRuntime.configure(nodeId, dubboHost(config), config.dubbo.port, dubboRegistry(config, zk))
                     : null;
-            var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             if (dubbo != null) {
                 var callbacks = new DubboCallbackDispatcher(dubbo);
                 dispatch.register(Protocol.DUBBO, callbacks);
@@ -126,7 +132,7 @@ public final class HourglassNode implements AutoCloseable {
             var metrics = new FiringMetrics(registry);
             var e = config.engine;
             this.engine = new FiringEngine(
-                    new MyBatisAttemptStore(sessions, nodeId),
+                    new MyBatisAttemptStore(database.engineSessions(), nodeId),
                     catalog,
                     dispatch,
                     this.shards,
@@ -143,6 +149,7 @@ public final class HourglassNode implements AutoCloseable {
                             e.claimLeadMs),
                     nodeId,
                     metrics);
+            engine.writeReportedResultsThrough(new MyBatisAttemptStore(sessions, nodeId));
             var l = config.limits;
             var jobs = new JobManager(
                     jobRepository,
@@ -191,6 +198,21 @@ public final class HourglassNode implements AutoCloseable {
                 dubbo.start(Map.of(DelayJobService.class, new DubboJobService(jobs, tenants)));
             }
             coordinator.start();
+            var r = config.retention;
+            this.retention = new RetentionSweep(
+                    new MyBatisRetentionStore(sessions),
+                    clock,
+                    new RetentionSettings(
+                            r.executionLogDays * RetentionSettings.DAY_MS,
+                            r.backlogDays * RetentionSettings.DAY_MS,
+                            r.intervalMs,
+                            r.batchSize,
+                            r.batchPauseMs,
+                            r.maxBatchesPerRun),
+                    coordinator,
+                    nodeId,
+                    new RetentionMetrics(registry));
+            retention.start();
             ready = true;
         } catch (Exception ex) {
             stopWhatStarted();
@@ -207,16 +229,17 @@ public final class HourglassNode implements AutoCloseable {
         return new HourglassNode(config, clock);
     }
 
-    private static Database openDatabase(NodeConfig config) {
+    private static Database openDatabase(NodeConfig config, PrometheusMeterRegistry registry) {
+        int api = config.database.poolSize;
+        int engine = config.enginePoolSize();
         if (config.isStandalone()) {
             Path dir = Path.of(config.dataDir).toAbsolutePath();
             String url = "jdbc:h2:file:" + dir.resolve("hourglass") + ";MODE=MySQL;DATABASE_TO_LOWER=TRUE"
                     + ";CASE_INSENSITIVE_IDENTIFIERS=TRUE;DEFAULT_NULL_ORDERING=HIGH";
             LOG.info("standalone: embedded H2 database in {}", dir);
-            return new Database(url, "sa", "", config.database.poolSize);
+            return new Database(url, "sa", "", api, engine, registry);
         }
-        return new Database(
-                config.database.url, config.database.user, config.database.password, config.database.poolSize);
+        return new Database(config.database.url, config.database.user, config.database.password, api, engine, registry);
     }
 
     /**
@@ -258,6 +281,7 @@ public final class HourglassNode implements AutoCloseable {
     /** A start that failed half-way: stop what it started, in reverse order. */
     private void stopWhatStarted() {
         for (AutoCloseable part : new AutoCloseable[] {
+            retention,
             http,
             coordinator,
             engine == null ? null : engine::halt,
@@ -320,6 +344,7 @@ public final class HourglassNode implements AutoCloseable {
     @Override
     public void close() {
         ready = false;
+        retention.close();
         http.close();
         coordinator.close();
         shards.replace(List.of());
@@ -334,6 +359,7 @@ public final class HourglassNode implements AutoCloseable {
     /** Stops everything at once, writing nothing more: what kill -9 leaves behind, for tests. */
     public void halt() {
         ready = false;
+        retention.close();
         engine.halt();
         coordinator.close();
         http.close();

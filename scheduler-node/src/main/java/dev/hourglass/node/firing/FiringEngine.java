@@ -79,6 +79,7 @@ public final class FiringEngine {
     private Thread firingThread;
     private Thread writerThread;
     private volatile boolean firing;
+    private volatile AttemptStore reportedResults;
 
     public FiringEngine(
             AttemptStore store,
@@ -90,6 +91,7 @@ public final class FiringEngine {
             String nodeId,
             FiringListener listener) {
         this.store = store;
+        this.reportedResults = store;
         this.catalog = catalog;
         this.dispatcher = dispatcher;
         this.shards = shards;
@@ -210,9 +212,18 @@ public final class FiringEngine {
         return loader.isWithinWindow(dueAt);
     }
 
+    /**
+     * Reported results ({@link #recordNow}) arrive on API threads: written through {@code store}
+     * (the API's connections), a burst of them waits for API connections, never for the engine's.
+     * Until this is called they go through the engine's own store.
+     */
+    public void writeReportedResultsThrough(AttemptStore store) {
+        this.reportedResults = store;
+    }
+
     /** Writes one result now (a reported result), then puts a retry back into memory. */
     public void recordNow(AttemptResult result) {
-        store.record(List.of(result), clock.millis());
+        reportedResults.record(List.of(result), clock.millis());
         afterWrite(List.of(result));
     }
 
