@@ -37,11 +37,13 @@ import org.junit.jupiter.api.Test;
  */
 class ApiFloodIT {
     /**
-     * Bound on delivery lateness under the flood. Measured on the 2-core build machine: max 73 ms
-     * with the engine on its own pool; on the shared pool (the old wiring) p50 6 s, max 9.4 s, claims
-     * waiting up to the pool's 5 s connection timeout.
+     * Bound on delivery lateness under the flood: under a second. Measured on the 2-core build
+     * machine, where the flood's 16 concurrent scans keep MariaDB's CPU busy: max 73 ms and 236 ms
+     * in two runs with the engine on its own pool (884 ms with the machine also loaded by other
+     * work); on the shared pool (the old wiring) p50 6 s, max 9.4 s, claims waiting up to the
+     * pool's 5 s connection timeout.
      */
-    static final long LATENESS_BOUND_MS = 500;
+    static final long LATENESS_BOUND_MS = 1_000;
 
     static final int BACKGROUND_JOBS = 200_000;
     static final int DUE_JOBS = 150;
