@@ -26,6 +26,9 @@ import dev.hourglass.node.job.JobIdGenerator;
 import dev.hourglass.node.manage.JobManager;
 import dev.hourglass.node.manage.Limits;
 import dev.hourglass.node.metrics.FiringMetrics;
+import dev.hourglass.node.metrics.RetentionMetrics;
+import dev.hourglass.node.retention.RetentionSettings;
+import dev.hourglass.node.retention.RetentionSweep;
 import dev.hourglass.node.shard.LimitShares;
 import dev.hourglass.node.shard.ShardOwnership;
 import dev.hourglass.node.shard.ShardPlacement;
@@ -34,6 +37,7 @@ import dev.hourglass.node.store.mybatis.MyBatisAppRepository;
 import dev.hourglass.node.store.mybatis.MyBatisAttemptStore;
 import dev.hourglass.node.store.mybatis.MyBatisJobMutations;
 import dev.hourglass.node.store.mybatis.MyBatisJobRepository;
+import dev.hourglass.node.store.mybatis.MyBatisRetentionStore;
 import dev.hourglass.node.store.mybatis.MyBatisServiceRepository;
 import dev.hourglass.node.store.mybatis.SqlFailures;
 import dev.hourglass.node.tenant.DeliveryTargets;
@@ -81,6 +85,7 @@ public final class HourglassNode implements AutoCloseable {
     private final DubboRuntime dubbo;
     private final CuratorCoordinator coordinator;
     private final ShardOwnership shards;
+    private final RetentionSweep retention;
     private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
     private volatile boolean ready;
 
@@ -97,15 +102,17 @@ public final class HourglassNode implements AutoCloseable {
                 : adminTokenInDataDir(Path.of(config.dataDir));
         this.adminToken = token.token();
         this.adminTokenGenerated = token.generated();
-        this.database = openDatabase(config);
+        var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        this.database = openDatabase(config, registry);
         try {
-            var sessions = database.sessions();
+            var sessions = database.sessions(); // the API's pool; the engine has its own
             var sqlFailures = new SqlFailures();
             var jobRepository = new MyBatisJobRepository(sessions, sqlFailures);
             var serviceRepository = new MyBatisServiceRepository(sessions);
             var appRepository = new MyBatisAppRepository(sessions);
             var targets = new DeliveryTargets(appRepository);
-            var catalog = new ServiceCatalog(serviceRepository);
+            var catalog =
+                    new ServiceCatalog(serviceRepository, new MyBatisServiceRepository(database.engineSessions()));
             catalog.onChange(services -> targets.refresh()); // grants reload with the services
             var allowList = new CallbackAllowList(config.callbackAllow);
             this.embeddedZooKeeper = config.cluster.zkConnect == null || config.cluster.zkConnect.isBlank()
@@ -136,7 +143,6 @@ public final class HourglassNode implements AutoCloseable {
                             dubboRegistry(config, zk),
                             config.dubbo.reconnectMs)
                     : null;
-            var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             if (dubbo != null) {
                 var callbacks = new DubboCallbackDispatcher(dubbo);
                 dispatch.register(Protocol.DUBBO, callbacks);
@@ -164,7 +170,10 @@ public final class HourglassNode implements AutoCloseable {
             var e = config.engine;
             this.engine = new FiringEngine(
                     new FiringEngine.Ports(
-                            new MyBatisAttemptStore(sessions, nodeId, sqlFailures), catalog, dispatch, metrics),
+                            new MyBatisAttemptStore(database.engineSessions(), nodeId, sqlFailures),
+                            catalog,
+                            dispatch,
+                            metrics),
                     this.shards,
                     new ClusterContext(nodeId, this::liveNodes, this::limitShare),
                     clock,
@@ -178,6 +187,7 @@ public final class HourglassNode implements AutoCloseable {
                             e.claimThreads,
                             e.resultBatch,
                             e.claimLeadMs));
+            engine.writeReportedResultsThrough(new MyBatisAttemptStore(sessions, nodeId, sqlFailures));
             FunctionCounter.builder("hourglass.db.deadlocks", sqlFailures, SqlFailures::deadlocks)
                     .description("database deadlocks (each one rolled back and retried at once)")
                     .register(registry);
@@ -242,6 +252,21 @@ public final class HourglassNode implements AutoCloseable {
                 dubbo.start(Map.of(DelayJobService.class, new DubboJobService(jobs, tenants)));
             }
             coordinator.join();
+            var r = config.retention;
+            this.retention = new RetentionSweep(
+                    new MyBatisRetentionStore(sessions),
+                    clock,
+                    new RetentionSettings(
+                            r.executionLogDays * RetentionSettings.DAY_MS,
+                            r.backlogDays * RetentionSettings.DAY_MS,
+                            r.intervalMs,
+                            r.batchSize,
+                            r.batchPauseMs,
+                            r.maxBatchesPerRun),
+                    coordinator,
+                    nodeId,
+                    new RetentionMetrics(registry));
+            retention.start();
             ready = true;
         } catch (Exception ex) {
             stopWhatStarted();
@@ -265,17 +290,18 @@ public final class HourglassNode implements AutoCloseable {
      * from closing the database under the graceful stop, which still writes results. What this does
      * and does not survive (power loss) is in docs/design.md, "Standalone mode".
      */
-    private static Database openDatabase(NodeConfig config) {
+    private static Database openDatabase(NodeConfig config, PrometheusMeterRegistry registry) {
+        int api = config.database.poolSize;
+        int engine = config.enginePoolSize();
         if (config.isStandalone()) {
             Path dir = Path.of(config.dataDir).toAbsolutePath();
             DataDirectory.createPrivate(dir);
             String url = "jdbc:h2:file:" + dir.resolve("hourglass") + ";MODE=MySQL;DATABASE_TO_LOWER=TRUE"
                     + ";CASE_INSENSITIVE_IDENTIFIERS=TRUE;DEFAULT_NULL_ORDERING=HIGH;WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE";
             LOG.info("standalone: embedded H2 database in {}", dir);
-            return new Database(url, "sa", "", config.database.poolSize);
+            return new Database(url, "sa", "", api, engine, registry);
         }
-        return new Database(
-                config.database.url, config.database.user, config.database.password, config.database.poolSize);
+        return new Database(config.database.url, config.database.user, config.database.password, api, engine, registry);
     }
 
     /**
@@ -306,6 +332,7 @@ public final class HourglassNode implements AutoCloseable {
     /** A start that failed half-way: stop what it started, in reverse order. */
     private void stopWhatStarted() {
         for (AutoCloseable part : new AutoCloseable[] {
+            retention,
             http,
             coordinator,
             engine == null ? null : engine::halt,
@@ -400,6 +427,7 @@ public final class HourglassNode implements AutoCloseable {
         ready = false;
         long grace = config.engine.shutdownGraceMs;
         StopSequence stop = new StopSequence(LOG, grace + STOP_BEYOND_GRACE_MS);
+        stop.step("retention", 1_000, retention::close);
         stop.step("HTTP server", 1_000, http::close);
         stop.step("leaving the cluster", 2_000, coordinator::close);
         stop.step("giving up shards", 1_000, () -> shards.replace(List.of()));
@@ -418,6 +446,7 @@ public final class HourglassNode implements AutoCloseable {
     public void halt() {
         ready = false;
         StopSequence stop = new StopSequence(LOG, STOP_BEYOND_GRACE_MS);
+        stop.step("retention", 1_000, retention::close);
         stop.step("firing", 1_000, engine::halt);
         stop.step("leaving the cluster", 1_000, coordinator::close);
         stop.step("HTTP server", 1_000, http::close);

@@ -18,11 +18,22 @@ public final class ServiceCatalog {
     private static final Logger LOG = LoggerFactory.getLogger(ServiceCatalog.class);
 
     private final ServiceRepository repository;
+    private final ServiceRepository refreshFrom;
     private volatile Map<String, ServiceDefinition> byKey = Map.of();
     private final List<Consumer<Map<String, ServiceDefinition>>> listeners = new CopyOnWriteArrayList<>();
 
     public ServiceCatalog(ServiceRepository repository) {
+        this(repository, repository);
+    }
+
+    /**
+     * @param refreshFrom what {@link #refresh()} reads: the engine calls it on its housekeeping
+     *     thread, so the node passes a repository on the engine's own connections there (a refresh
+     *     waiting for a busy API pool would hold up the loader and the sweeps behind it)
+     */
+    public ServiceCatalog(ServiceRepository repository, ServiceRepository refreshFrom) {
         this.repository = repository;
+        this.refreshFrom = refreshFrom;
     }
 
     /**
@@ -86,7 +97,7 @@ public final class ServiceCatalog {
     public void refresh() {
         try {
             Map<String, ServiceDefinition> fresh = new ConcurrentHashMap<>();
-            repository.list(null).forEach(s -> fresh.put(s.key(), s));
+            refreshFrom.list(null).forEach(s -> fresh.put(s.key(), s));
             byKey = fresh;
             changed();
         } catch (RuntimeException e) {

@@ -29,6 +29,7 @@ public class NodeConfig {
     public Dubbo dubbo = new Dubbo();
     public Auth auth = new Auth();
     public Kafka kafka = new Kafka();
+    public Retention retention = new Retention();
     /** Hosts and CIDRs allowed as HTTP callback targets. */
     public List<String> callbackAllow = new ArrayList<>(List.of("127.0.0.1", "localhost"));
 
@@ -45,7 +46,13 @@ public class NodeConfig {
 
         public String user;
         public String password;
+        /** Connections of the API (HTTP and Dubbo requests), service writes and retention. */
         public int poolSize = 16;
+        /**
+         * Connections of the firing engine alone (claims, result writes, loader and sweeps), so that
+         * API traffic can never starve it; 0: {@code engine.claimThreads + 4}.
+         */
+        public int enginePoolSize = 0;
     }
 
     public static class Engine {
@@ -68,6 +75,25 @@ public class NodeConfig {
      * {@code expireAfterMs}, so a job's times stay in years an ISO-8601 output prints with 4 digits.
      */
     static final long MAX_FIRE_AHEAD_MS = 100L * 366 * 24 * 3600 * 1000;
+
+    /**
+     * Deletion of old execution-log rows and final jobs, by the master only, in small batches (see
+     * docs/operations.md). A retention of 0 days keeps that table's rows for ever.
+     */
+    public static class Retention {
+        /** Days an attempt is kept after it finished (an attempt under way is never deleted). */
+        public int executionLogDays = 7;
+        /** Days a final job is kept after it ended; it goes with its attempts and its bizKey. */
+        public int backlogDays = 30;
+        /** Time between the end of one run and the start of the next. */
+        public long intervalMs = 60_000;
+        /** Most rows (backlog: jobs) one statement, and one transaction, deletes. */
+        public int batchSize = 1_000;
+        /** Pause between two batches, so that other transactions get the rows' pages and locks. */
+        public long batchPauseMs = 100;
+        /** Most batches per table in one run: a run's work is bounded even far behind. */
+        public int maxBatchesPerRun = 250;
+    }
 
     public static class Limits {
         public int maxPayloadBytes = 64 * 1024;
@@ -152,6 +178,11 @@ public class NodeConfig {
         public int trackedAddresses = 100_000;
     }
 
+    /** {@code database.enginePoolSize}, or its default when 0. */
+    public int enginePoolSize() {
+        return database.enginePoolSize > 0 ? database.enginePoolSize : engine.claimThreads + 4;
+    }
+
     public boolean isStandalone() {
         return database.url == null || database.url.isBlank();
     }
@@ -163,6 +194,11 @@ public class NodeConfig {
         check(errors, http.maxRequestBytes >= 1024, "http.maxRequestBytes must be at least 1024");
         check(errors, dataDir != null && !dataDir.isBlank(), "dataDir must be set");
         check(errors, database.poolSize >= 2 && database.poolSize <= 500, "database.poolSize must be in 2..500");
+        check(
+                errors,
+                database.enginePoolSize == 0
+                        || (database.enginePoolSize >= engine.claimThreads + 2 && database.enginePoolSize <= 500),
+                "database.enginePoolSize must be 0 (engine.claimThreads + 4) or in engine.claimThreads + 2..500");
         check(errors, engine.loadWindowMs >= 1_000, "engine.loadWindowMs must be at least 1000");
         check(
                 errors,
@@ -186,6 +222,21 @@ public class NodeConfig {
                 errors,
                 limits.maxAttributes >= 0 && limits.maxAttributes <= 256,
                 "limits.maxAttributes must be in 0..256");
+        check(errors, retention.executionLogDays >= 0, "retention.executionLogDays must not be negative (0: keep)");
+        check(errors, retention.backlogDays >= 0, "retention.backlogDays must not be negative (0: keep)");
+        check(errors, retention.intervalMs >= 1_000, "retention.intervalMs must be at least 1000");
+        check(
+                errors,
+                retention.batchSize >= 1 && retention.batchSize <= 10_000,
+                "retention.batchSize must be in 1..10000");
+        check(
+                errors,
+                retention.batchPauseMs >= 0 && retention.batchPauseMs <= 60_000,
+                "retention.batchPauseMs must be in 0..60000");
+        check(
+                errors,
+                retention.maxBatchesPerRun >= 1 && retention.maxBatchesPerRun <= 100_000,
+                "retention.maxBatchesPerRun must be in 1..100000");
         check(errors, cluster.shards >= 1 && cluster.shards <= 4096, "cluster.shards must be in 1..4096");
         check(
                 errors,

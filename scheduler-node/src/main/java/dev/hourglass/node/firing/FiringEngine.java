@@ -53,6 +53,7 @@ public final class FiringEngine {
     public record Ports(AttemptStore store, ServiceCatalog catalog, Dispatcher dispatcher, FiringListener listener) {}
 
     private final AttemptStore store;
+    private volatile AttemptStore reportedResults;
     private final ServiceCatalog catalog;
     private final ShardOwnership shards;
     private final Clock clock;
@@ -81,6 +82,7 @@ public final class FiringEngine {
     public FiringEngine(
             Ports ports, ShardOwnership shards, ClusterContext cluster, Clock clock, EngineSettings settings) {
         this.store = ports.store();
+        this.reportedResults = ports.store();
         this.catalog = ports.catalog();
         this.shards = shards;
         this.clock = clock;
@@ -222,6 +224,15 @@ public final class FiringEngine {
     }
 
     /**
+     * Reported results arrive on API threads: written through {@code store} (the API's
+     * connections), a burst of them waits for API connections, never for the engine's. Until this
+     * is called they go through the engine's own store.
+     */
+    public void writeReportedResultsThrough(AttemptStore store) {
+        this.reportedResults = store;
+    }
+
+    /**
      * The consumer's result for the job's current attempt (asynchronous acknowledgement), written
      * now; a retry goes back into memory. The write is conditional on the attempt: a result for an
      * attempt that is no longer current changes nothing.
@@ -231,7 +242,7 @@ public final class FiringEngine {
                 .map(ServiceDefinition::backoff)
                 .orElse(Backoff.DEFAULT);
         AttemptResult result = AttemptEndings.reported(job, outcome, retryAfterMs, message, backoff, clock.millis());
-        store.record(List.of(result), clock.millis());
+        reportedResults.record(List.of(result), clock.millis());
         afterWrite(List.of(result));
     }
 

@@ -64,4 +64,32 @@ class ConfigLoaderTest {
         Files.writeString(typo, "htp:\n  port: 1\n");
         assertThatThrownBy(() -> ConfigLoader.load(typo, Map.of())).hasMessageContaining("htp");
     }
+
+    @Test
+    void retentionAndTheEnginePoolHaveCheckedDefaults() throws Exception {
+        NodeConfig c = ConfigLoader.load(null, Map.of());
+        assertThat(c.retention.executionLogDays).isEqualTo(7);
+        assertThat(c.retention.backlogDays).isEqualTo(30);
+        assertThat(c.enginePoolSize()).as("claimThreads + 4").isEqualTo(8);
+        Path file = dir.resolve("retention.yaml");
+        Files.writeString(
+                file,
+                "database:\n  enginePoolSize: 12\nretention:\n  executionLogDays: 0\n  backlogDays: 90\n"
+                        + "  batchSize: 500\n");
+        NodeConfig custom = ConfigLoader.load(file, Map.of());
+        assertThat(custom.enginePoolSize()).isEqualTo(12);
+        assertThat(custom.retention.executionLogDays).as("0: kept for ever").isZero();
+        assertThat(custom.retention.batchSize).isEqualTo(500);
+
+        Path bad = dir.resolve("bad-retention.yaml");
+        Files.writeString(
+                bad,
+                "database:\n  enginePoolSize: 3\nretention:\n  backlogDays: -1\n  batchSize: 0\n"
+                        + "  intervalMs: 10\n");
+        assertThatThrownBy(() -> ConfigLoader.load(bad, Map.of()))
+                .hasMessageContaining("database.enginePoolSize")
+                .hasMessageContaining("retention.backlogDays")
+                .hasMessageContaining("retention.batchSize")
+                .hasMessageContaining("retention.intervalMs");
+    }
 }

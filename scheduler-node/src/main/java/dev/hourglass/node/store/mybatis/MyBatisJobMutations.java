@@ -72,7 +72,13 @@ public final class MyBatisJobMutations implements JobMutations {
             if (m.revive(id, app, REVIVABLE, fireAt, shard, now) == 0) {
                 return Optional.empty();
             }
-            m.deleteFinal(id);
+            // the copy above read the backlog without a lock: a retention batch may have deleted the
+            // job (and freed its bizKey) meanwhile; then this delete finds nothing and the retry
+            // must not create a live job without its key and its history
+            if (m.deleteFinal(id) == 0) {
+                s.rollback();
+                return Optional.empty();
+            }
             JobRow row = m.findLive(id);
             s.commit();
             return Optional.of(JobRows.toJob(row));
