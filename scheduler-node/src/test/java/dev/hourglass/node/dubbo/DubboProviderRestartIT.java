@@ -51,12 +51,12 @@ class DubboProviderRestartIT {
     @Test
     void aKilledProviderRestartedThroughTheRegistryIsCalledAgainWithinSeconds() throws Exception {
         // killed: its old registration stays in ZooKeeper, and the restarted one has the same address
-        restartScenario("via-registry", hg.registry(), ProviderProcess::kill9);
+        restartScenario("shop-via-registry", hg.registry(), ProviderProcess::kill9); // groups of its app: shop-*
     }
 
     @Test
     void aStoppedProviderRestartedAtItsDirectUrlIsCalledAgainWithinSeconds() throws Exception {
-        restartScenario("direct", null, ProviderProcess::close);
+        restartScenario("shop-direct", null, ProviderProcess::close);
     }
 
     private interface Death {
