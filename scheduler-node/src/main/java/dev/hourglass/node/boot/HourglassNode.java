@@ -7,6 +7,7 @@ import dev.hourglass.node.api.http.NodeStatus;
 import dev.hourglass.node.catalog.Protocol;
 import dev.hourglass.node.catalog.ServiceCatalog;
 import dev.hourglass.node.catalog.ServiceCommands;
+import dev.hourglass.node.cluster.Assignment;
 import dev.hourglass.node.cluster.ClusterView;
 import dev.hourglass.node.cluster.CuratorCoordinator;
 import dev.hourglass.node.cluster.EmbeddedZooKeeper;
@@ -88,6 +89,8 @@ public final class HourglassNode implements AutoCloseable {
     private final RetentionSweep retention;
     private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
     private volatile boolean ready;
+    private final Map<Long, Integer> shares = new java.util.concurrent.ConcurrentHashMap<>();
+    private volatile long sharesEpoch = -1;
 
     private HourglassNode(NodeConfig config, Clock clock) {
         this.config = config;
@@ -367,14 +370,23 @@ public final class HourglassNode implements AutoCloseable {
         return live;
     }
 
-    /** This node's share of a cluster-wide limit, by the shards it owns in the current assignment. */
+    /**
+     * This node's share of a cluster-wide limit, by the shards it owns in the current assignment.
+     * Asked for every job the engine admits, so kept per assignment epoch, own shard count and limit.
+     */
     private int limitShare(int limit) {
-        Map<String, Integer> owned = new java.util.HashMap<>();
-        if (coordinator != null) {
-            coordinator.assignment().shardsByNode().forEach((node, list) -> owned.put(node, list.size()));
+        Assignment assignment = coordinator != null ? coordinator.assignment() : Assignment.NONE;
+        int own = shards.current().size(); // our own view is the freshest for us
+        if (assignment.epoch() != sharesEpoch) {
+            shares.clear();
+            sharesEpoch = assignment.epoch();
         }
-        owned.put(nodeId, shards.current().size()); // our own view is the freshest for us
-        return LimitShares.shareOf(limit, owned, nodeId);
+        return shares.computeIfAbsent(((long) own << 32) | limit, key -> {
+            Map<String, Integer> owned = new java.util.HashMap<>();
+            assignment.shardsByNode().forEach((node, list) -> owned.put(node, list.size()));
+            owned.put(nodeId, own);
+            return LimitShares.shareOf(limit, owned, nodeId);
+        });
     }
 
     /** Before the HTTP server has a port (during start) there is no address yet. */
