@@ -1,10 +1,9 @@
 package dev.hourglass.node.catalog;
 
 import dev.hourglass.api.HourglassException;
-import dev.hourglass.node.dispatch.http.CallbackAllowList;
 import dev.hourglass.node.job.Backoff;
 import dev.hourglass.node.job.JobBounds;
-import dev.hourglass.node.manage.Names;
+import dev.hourglass.node.job.Names;
 import dev.hourglass.node.tenant.DeliveryTargets;
 import java.net.URI;
 import java.security.SecureRandom;

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.hourglass.api.ErrorCode;
 import dev.hourglass.api.HourglassException;
-import dev.hourglass.node.manage.Caller;
 import dev.hourglass.node.testing.ManualClock;
 import java.util.ArrayList;
 import java.util.HashMap;

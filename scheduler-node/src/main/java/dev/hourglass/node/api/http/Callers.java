@@ -2,7 +2,7 @@ package dev.hourglass.node.api.http;
 
 import dev.hourglass.api.ErrorCode;
 import dev.hourglass.api.HourglassException;
-import dev.hourglass.node.manage.Caller;
+import dev.hourglass.node.tenant.Caller;
 import dev.hourglass.node.tenant.Tenants;
 import io.javalin.http.Context;
 

@@ -5,7 +5,7 @@ import dev.hourglass.node.catalog.AlertPolicy;
 import dev.hourglass.node.catalog.ServiceCommands;
 import dev.hourglass.node.catalog.ServiceRepository;
 import dev.hourglass.node.catalog.ServiceSpec;
-import dev.hourglass.node.manage.Caller;
+import dev.hourglass.node.tenant.Caller;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.util.ArrayList;

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hourglass.api.CallbackSignature;
 import dev.hourglass.api.Iso8601;
+import dev.hourglass.node.catalog.CallbackAllowList;
 import dev.hourglass.node.dispatch.Delivery;
 import dev.hourglass.node.dispatch.DeliveryResult;
 import dev.hourglass.node.dispatch.Dispatcher;

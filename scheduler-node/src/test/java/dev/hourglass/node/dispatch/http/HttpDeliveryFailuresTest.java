@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hourglass.api.JobState;
 import dev.hourglass.node.catalog.AckMode;
+import dev.hourglass.node.catalog.CallbackAllowList;
 import dev.hourglass.node.catalog.Protocol;
 import dev.hourglass.node.catalog.ServiceDefinition;
 import dev.hourglass.node.dispatch.Delivery;

@@ -1,4 +1,4 @@
-package dev.hourglass.node.manage;
+package dev.hourglass.node.tenant;
 
 /** Who calls: an app (through its token) or the admin, who acts on every app. */
 public record Caller(String app, boolean isAdmin) {

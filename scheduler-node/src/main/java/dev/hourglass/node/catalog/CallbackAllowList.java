@@ -1,4 +1,4 @@
-package dev.hourglass.node.dispatch.http;
+package dev.hourglass.node.catalog;
 
 import java.net.InetAddress;
 import java.net.URI;

@@ -1,4 +1,4 @@
-package dev.hourglass.node.manage;
+package dev.hourglass.node.job;
 
 import dev.hourglass.api.HourglassException;
 import java.util.regex.Pattern;

@@ -1,4 +1,4 @@
-package dev.hourglass.node.dispatch.http;
+package dev.hourglass.node.catalog;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
