@@ -82,10 +82,13 @@ class ZooKeeperOutageIT {
                     at);
         }
         await().atMost(Duration.ofSeconds(10)).until(() -> System.currentTimeMillis() > first + 2_000);
+        // 2 s down, then the restart's own second or so: an ensemble's leader election takes as long.
+        // The nodes keep their shards for a third of the session timeout (3.3 s) without ZooKeeper
         zookeeper.stop();
         long down = System.currentTimeMillis();
-        await().atMost(Duration.ofSeconds(10)).until(() -> System.currentTimeMillis() > down + 3_000);
+        await().atMost(Duration.ofSeconds(10)).until(() -> System.currentTimeMillis() > down + 2_000);
         zookeeper.restart();
+        long outage = System.currentTimeMillis() - down;
 
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> receiver.countsByJob().keySet().containsAll(fireAt.keySet()));
@@ -99,8 +102,8 @@ class ZooKeeperOutageIT {
             assertThat(late).as("never early").isGreaterThanOrEqualTo(0);
             worst = Math.max(worst, late);
         }
-        System.out.printf("ZK OUTAGE: 3 s without ZooKeeper, worst lateness %d ms%n", worst);
-        assertThat(worst).as("lateness through the outage").isLessThan(1_000);
+        System.out.printf("ZK OUTAGE: %d ms without ZooKeeper, worst lateness %d ms%n", outage, worst);
+        assertThat(worst).as("lateness through the outage").isLessThan(500);
         assertThat(receiver.received()).as("no job delivered twice").hasSize(fireAt.size());
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> admin.get("/api/v1/cluster").json().get("nodes").size() == 2);
