@@ -161,6 +161,11 @@ class FailoverIT {
         long victimFailover = 0; // delivery - max(fire time, the victim's death), over its jobs
         long masterFailover = 0;
         long masterKill = firstKill + SECOND_KILL_AFTER_MS;
+        // takeover: the first delivery of a killed node's job due after its death — the dead node
+        // cannot have sent it (never early), so a survivor did: detection, new master,
+        // reassignment and loading, apart from how long the backlog then takes
+        long victimTakeover = Long.MAX_VALUE;
+        long masterTakeover = Long.MAX_VALUE;
         for (JsonNode job : jobs.values()) {
             long fireAt = NodeFixture.epochMs(job.get("fireAt"));
             long delivered = firstDelivery.get(job.get("id").asText());
@@ -168,9 +173,15 @@ class FailoverIT {
             if (victimShards.contains(shard)) {
                 deadLateness.add(delivered - fireAt);
                 victimFailover = Math.max(victimFailover, delivered - Math.max(fireAt, firstKill));
+                if (fireAt > firstKill) {
+                    victimTakeover = Math.min(victimTakeover, delivered - firstKill);
+                }
             } else if (masterShards.contains(shard)) {
                 deadLateness.add(delivered - fireAt);
                 masterFailover = Math.max(masterFailover, delivered - Math.max(fireAt, masterKill));
+                if (fireAt > masterKill) {
+                    masterTakeover = Math.min(masterTakeover, delivered - masterKill);
+                }
             } else {
                 worstAlive = Math.max(worstAlive, delivered - fireAt);
             }
@@ -179,7 +190,8 @@ class FailoverIT {
         long worstDead = deadLateness.get(deadLateness.size() - 1);
         System.out.printf(
                 "FAILOVER: %d jobs, session timeout %d ms; killed nodes' jobs (%d): lateness p50 %d ms, p99 %d ms,"
-                        + " max %d ms; failover (delivery - max(fire time, death)): first victim %d ms, master %d ms;"
+                        + " max %d ms; takeover (first delivery of a job due after the death): first victim %d ms, master %d ms;"
+                        + " failover (delivery - max(fire time, death)): first victim %d ms, master %d ms;"
                         + " survivor's own jobs max lateness %d ms; deliveries %d%n",
                 JOBS,
                 SESSION_TIMEOUT_MS,
@@ -187,6 +199,8 @@ class FailoverIT {
                 deadLateness.get(deadLateness.size() / 2),
                 deadLateness.get(deadLateness.size() * 99 / 100),
                 worstDead,
+                victimTakeover,
+                masterTakeover,
                 victimFailover,
                 masterFailover,
                 worstAlive,
@@ -198,14 +212,25 @@ class FailoverIT {
                 .filter(l -> l.contains("owns") || l.contains("is the master") || l.contains("left"))
                 .limit(20)
                 .forEach(l -> System.out.println("  survivor: " + l));
-        // a node's death is noticed when its session expires; the first victim's shards also wait
-        // for a new master (the master died 1.5 s later); then the survivor fires both backlogs
+        // A node's death is noticed when its session expires; the first victim's shards also wait
+        // for a new master (the master died 1.5 s later). Then the survivor takes over: its first
+        // delivery of a dead node's job must come within the session timeout + 3 s.
+        assertThat(masterTakeover)
+                .as("the master's jobs: first delivery after its death")
+                .isLessThan(SESSION_TIMEOUT_MS + 3_000);
+        assertThat(victimTakeover)
+                .as("the first victim's jobs: the same, plus the wait for the master's session")
+                .isLessThan(SESSION_TIMEOUT_MS + SECOND_KILL_AFTER_MS + 3_000);
+        // Every dead node's job: no later than that, plus the lateness the survivor's own jobs (no
+        // failover involved) suffered meanwhile — on a 2-core machine running three nodes, the
+        // database and the receiver, firing the dead nodes' thousands of overdue jobs at once is
+        // CPU-bound, and that congestion is not failover time.
         assertThat(masterFailover)
-                .as("the master's jobs delivered within the session timeout plus a few seconds of its death")
-                .isLessThan(SESSION_TIMEOUT_MS + 6_000);
+                .as("the master's jobs: all delivered within session timeout + 3 s + the survivor's own lateness")
+                .isLessThan(SESSION_TIMEOUT_MS + 3_000 + worstAlive);
         assertThat(victimFailover)
                 .as("the first victim's jobs: the same, plus the wait for the master's session")
-                .isLessThan(SESSION_TIMEOUT_MS + SECOND_KILL_AFTER_MS + 6_000);
+                .isLessThan(SESSION_TIMEOUT_MS + SECOND_KILL_AFTER_MS + 3_000 + worstAlive);
         assertThat(java.nio.file.Files.readString(survivor.log()))
                 .as("the survivor's log: no deadlock between claims and result writes")
                 .doesNotContainIgnoringCase("deadlock");

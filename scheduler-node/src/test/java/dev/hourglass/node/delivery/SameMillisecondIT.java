@@ -73,13 +73,72 @@ class SameMillisecondIT {
                 .until(() -> f.receiver.countsByJob().keySet().containsAll(blockIds));
         await().atMost(Duration.ofSeconds(30)).until(() -> markers.stream()
                 .allMatch(m -> !f.receiver.receivedFor(m.get("id").asText()).isEmpty()));
+        long lastOfBlock = lastFirstArrival(blockIds);
         long worst = 0;
         for (JsonNode m : markers) {
             Received r = f.receiver.receivedFor(m.get("id").asText()).get(0);
             worst = Math.max(worst, r.at() - NodeFixture.epochMs(m.get("fireAt")));
         }
-        System.out.printf("SAME-MS (small pages): 2000 jobs at one ms, markers 2 s later at most %d ms late%n", worst);
-        assertThat(worst).as("the jobs due after the block were held behind it").isLessThan(500);
+        System.out.printf(
+                "SAME-MS (small pages): 2000 jobs at one ms drained in %d ms, markers 2 s later at most %d ms late%n",
+                lastOfBlock - blockAt, worst);
+        // claims of 10 rows drain the block at the machine's pace; the markers may wait for that
+        // (they come after it in fire order), never for a loader stuck in the block
+        assertThat(worst)
+                .as("the jobs due after the block were held behind it")
+                .isLessThan(Math.max(0, lastOfBlock - blockAt - 2_000) + 500);
+        assertNoExtraDeliveries(blockIds.size() + markers.size());
+    }
+
+    /** When the last of these jobs first arrived. */
+    private long lastFirstArrival(List<String> ids) {
+        Map<String, Long> firstArrival = new HashMap<>();
+        for (Received r : f.receiver.received()) {
+            firstArrival.merge(r.jobId(), r.at(), Math::min);
+        }
+        return ids.stream().mapToLong(firstArrival::get).max().orElseThrow();
+    }
+
+    /**
+     * Every job arrived, no (job, attempt) twice, and a job arrived again only after the node saw
+     * its earlier attempt fail. The receiver answers 200 at once, but the JDK's HTTP server it runs
+     * on now and then closes a connection without writing the answer when a thousand are open:
+     * the node then has no answer (an ERROR, "EOF"), and sending the next attempt is the promise
+     * (at least once, a higher attempt number), not a duplicate. The failure names the jobs.
+     */
+    private void assertNoExtraDeliveries(int jobs) {
+        Map<String, List<Received>> byJob = new HashMap<>();
+        for (Received r : f.receiver.received()) {
+            byJob.computeIfAbsent(r.jobId(), k -> new ArrayList<>()).add(r);
+        }
+        List<String> duplicates = new ArrayList<>();
+        int retriedAfterAFailure = 0;
+        for (Map.Entry<String, List<Received>> e : byJob.entrySet()) {
+            List<Received> arrivals = e.getValue();
+            if (arrivals.size() == 1) {
+                continue;
+            }
+            JsonNode executions = f.executions(e.getKey());
+            boolean sameAttemptTwice =
+                    arrivals.stream().map(Received::attempt).distinct().count() < arrivals.size();
+            boolean earlierAttemptsFailed = true;
+            for (int i = 0; i < executions.size() - 1; i++) {
+                earlierAttemptsFailed &=
+                        !executions.get(i).get("outcome").asText().equals("SUCCESS");
+            }
+            if (sameAttemptTwice || !earlierAttemptsFailed || executions.size() != arrivals.size()) {
+                duplicates.add(e.getKey() + " arrivals "
+                        + arrivals.stream().map(Received::attempt).toList() + " executions " + executions);
+            } else {
+                retriedAfterAFailure++;
+            }
+        }
+        System.out.printf(
+                "SAME-MS: %d jobs sent again after their attempt failed at the receiver%n", retriedAfterAFailure);
+        assertThat(duplicates)
+                .as("jobs delivered again without a failed attempt before")
+                .isEmpty();
+        assertThat(byJob).as("jobs delivered").hasSize(jobs);
     }
 
     /** The measurement: 50,000 jobs at one millisecond, then jobs due one second later. */
@@ -93,13 +152,21 @@ class SameMillisecondIT {
         for (int i = 0; i < 20; i++) {
             markers.add(f.submit(service, blockAt + 1_000 + i * 10L - System.currentTimeMillis(), ""));
         }
+        long started = System.currentTimeMillis();
         await().atMost(Duration.ofSeconds(120))
+                .conditionEvaluationListener(c -> {
+                    if (c.getElapsedTimeInMS() % 10_000 < 150) {
+                        System.out.printf(
+                                "SAME-MS progress: %d s, %d of the block received, %d deliveries%n",
+                                (System.currentTimeMillis() - started) / 1000,
+                                blockIds.stream()
+                                        .filter(f.receiver.countsByJob()::containsKey)
+                                        .count(),
+                                f.receiver.received().size());
+                    }
+                })
                 .until(() -> f.receiver.countsByJob().keySet().containsAll(blockIds));
-        Map<String, Long> firstArrival = new HashMap<>();
-        for (Received r : f.receiver.received()) {
-            firstArrival.merge(r.jobId(), r.at(), Math::min);
-        }
-        long lastOfBlock = blockIds.stream().mapToLong(firstArrival::get).max().orElseThrow();
+        long lastOfBlock = lastFirstArrival(blockIds);
         await().atMost(Duration.ofSeconds(30)).until(() -> markers.stream()
                 .allMatch(m -> !f.receiver.receivedFor(m.get("id").asText()).isEmpty()));
         long worstMarker = 0;
@@ -112,7 +179,7 @@ class SameMillisecondIT {
                 "SAME-MS: 50000 jobs due at one ms drained in %.2f s (%.0f jobs/s); markers due 1 s later at most %d"
                         + " ms late%n",
                 drainSeconds, 50_000 / drainSeconds, worstMarker);
-        assertThat(f.receiver.received()).as("each delivered once").hasSize(50_000 + markers.size());
+        assertNoExtraDeliveries(50_000 + markers.size());
         // the markers come after the block in fire order; they may wait for the block to drain,
         // never for a loader that cannot get past it
         assertThat(worstMarker).isLessThan(Math.max(0, lastOfBlock - blockAt - 1_000) + 2_000);

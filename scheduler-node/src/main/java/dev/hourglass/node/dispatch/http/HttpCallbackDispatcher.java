@@ -38,6 +38,8 @@ import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Delivers jobs of HTTP services (SPEC §6): POSTs the CallbackRequest as JSON, signed with the
@@ -52,6 +54,7 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  */
 public final class HttpCallbackDispatcher implements Dispatcher {
     private static final JsonFactory JSON_FACTORY = new JsonFactory();
+    private static final Logger LOG = LoggerFactory.getLogger(HttpCallbackDispatcher.class);
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Enough for any answer SPEC §6 defines; a longer body is cut and read as far as it goes. */
     private static final int MAX_ANSWER_BYTES = 64 * 1024;
@@ -253,6 +256,11 @@ public final class HttpCallbackDispatcher implements Dispatcher {
         }
         if (!requestBegun) {
             return DeliveryResult.notDelivered("could not connect: " + describe(cause));
+        }
+        if (cause instanceof Error) {
+            // not an answer nor a network failure but a defect (ours or the client's): the
+            // attempt is retried like any error, and the trace is kept for whoever looks into it
+            LOG.warn("HTTP callback failed with an error", cause);
         }
         return DeliveryResult.error(describe(cause));
     }
