@@ -33,6 +33,7 @@ import dev.hourglass.node.retention.RetentionSweep;
 import dev.hourglass.node.shard.LimitShares;
 import dev.hourglass.node.shard.ShardOwnership;
 import dev.hourglass.node.shard.ShardPlacement;
+import dev.hourglass.node.store.h2.StandaloneH2;
 import dev.hourglass.node.store.mybatis.Database;
 import dev.hourglass.node.store.mybatis.MyBatisAppRepository;
 import dev.hourglass.node.store.mybatis.MyBatisAttemptStore;
@@ -286,23 +287,14 @@ public final class HourglassNode implements AutoCloseable {
         return new HourglassNode(config, clock);
     }
 
-    /**
-     * Standalone: H2 in the data directory. {@code WRITE_DELAY=0} makes every commit write its
-     * chunk to the file before it returns (H2's default writes up to 500 ms later, so kill -9 lost
-     * acknowledged jobs and claims); {@code DB_CLOSE_ON_EXIT=FALSE} keeps H2's own shutdown hook
-     * from closing the database under the graceful stop, which still writes results. What this does
-     * and does not survive (power loss) is in docs/design.md, "Standalone mode".
-     */
+    /** Standalone: H2 in the data directory, as {@link StandaloneH2} opens it; otherwise the configured database. */
     private static Database openDatabase(NodeConfig config, PrometheusMeterRegistry registry) {
         int api = config.database.poolSize;
         int engine = config.enginePoolSize();
         if (config.isStandalone()) {
             Path dir = Path.of(config.dataDir).toAbsolutePath();
             DataDirectory.createPrivate(dir);
-            String url = "jdbc:h2:file:" + dir.resolve("hourglass") + ";MODE=MySQL;DATABASE_TO_LOWER=TRUE"
-                    + ";CASE_INSENSITIVE_IDENTIFIERS=TRUE;DEFAULT_NULL_ORDERING=HIGH;WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE";
-            LOG.info("standalone: embedded H2 database in {}", dir);
-            return new Database(url, "sa", "", api, engine, registry);
+            return StandaloneH2.open(dir, api, engine, registry);
         }
         return new Database(config.database.url, config.database.user, config.database.password, api, engine, registry);
     }

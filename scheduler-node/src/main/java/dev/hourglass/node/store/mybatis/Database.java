@@ -5,6 +5,11 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.apache.ibatis.mapping.Environment;
 import org.apache.ibatis.session.Configuration;
@@ -13,6 +18,8 @@ import org.apache.ibatis.session.SqlSessionFactoryBuilder;
 import org.apache.ibatis.transaction.jdbc.JdbcTransactionFactory;
 import org.apache.ibatis.type.JdbcType;
 import org.flywaydb.core.Flyway;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The connection pools, the schema migrations and the MyBatis session factories of one database.
@@ -28,10 +35,12 @@ import org.flywaydb.core.Flyway;
  * inserts wait on each other.
  */
 public final class Database implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Database.class);
     private final HikariDataSource api;
     private final HikariDataSource engine;
     private final SqlSessionFactory sessions;
     private final SqlSessionFactory engineSessions;
+    private volatile ScheduledExecutorService maintenance;
 
     /** One pool for everything: {@link #engineSessions()} is {@link #sessions()} (storage tests). */
     public Database(String jdbcUrl, String user, String password, int poolSize) {
@@ -118,8 +127,48 @@ public final class Database implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs {@code sql} on a connection of the API pool every {@code period} (the first run one
+     * period from now) until {@link #close}, on a daemon thread named {@code threadName}. A failed
+     * run is logged and the next one runs as planned. For the standalone database's periodic disk
+     * sync; call it once.
+     */
+    public synchronized void runEvery(Duration period, String sql, String threadName) {
+        if (maintenance != null) {
+            throw new IllegalStateException("runEvery was called already");
+        }
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, threadName);
+            t.setDaemon(true);
+            return t;
+        });
+        timer.scheduleWithFixedDelay(
+                () -> {
+                    try (Connection c = api.getConnection();
+                            Statement s = c.createStatement()) {
+                        s.execute(sql);
+                    } catch (Exception e) {
+                        LOG.warn("{} failed: {}", sql, e.toString());
+                    }
+                },
+                period.toMillis(),
+                period.toMillis(),
+                TimeUnit.MILLISECONDS);
+        maintenance = timer;
+    }
+
+    /** Stops {@link #runEvery} (waiting for a run under way), then closes the pools. */
     @Override
     public void close() {
+        ScheduledExecutorService timer = maintenance;
+        if (timer != null) {
+            timer.shutdown();
+            try {
+                timer.awaitTermination(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         if (engine != null) {
             engine.close();
         }
