@@ -48,6 +48,8 @@ import org.slf4j.LoggerFactory;
 public final class FiringEngine {
     private static final Logger LOG = LoggerFactory.getLogger(FiringEngine.class);
     private static final long MAX_WAIT_MS = 250;
+    /** How long a graceful stop lets the result writer retry a database that refuses its writes. */
+    private static final long WRITER_STOP_MS = 10_000;
 
     /** The engine's ports: storage, the service catalog, delivery and what it reports. */
     public record Ports(AttemptStore store, ServiceCatalog catalog, Dispatcher dispatcher, FiringListener listener) {}
@@ -181,14 +183,14 @@ public final class FiringEngine {
         shutdown(housekeeping, 5_000);
         sender.fence().finish();
         joinQuietly(fenceThread, 5_000);
-        writer.finish();
-        joinQuietly(writerThread, 10_000);
+        writer.finish(WRITER_STOP_MS);
+        joinQuietly(writerThread, WRITER_STOP_MS + 1_000);
     }
 
     /** Stops every thread at once and writes nothing more: what a crash leaves behind (for tests). */
     public void halt() {
         firing = false;
-        writer.finish();
+        writer.finish(0);
         sender.fence().finish();
         for (Thread t : new Thread[] {writerThread, fenceThread, firingThread}) {
             if (t != null) {

@@ -37,6 +37,7 @@ final class OutcomeWriter implements Runnable {
     private final FiringListener listener;
     private final LinkedBlockingQueue<AttemptResult> queue = new LinkedBlockingQueue<>();
     private volatile boolean running = true;
+    private volatile long stopBy = Long.MAX_VALUE;
 
     OutcomeWriter(
             AttemptStore store,
@@ -63,7 +64,7 @@ final class OutcomeWriter implements Runnable {
     public void run() {
         List<AttemptResult> batch = new ArrayList<>(batchSize);
         int tries = 0;
-        while (running || !queue.isEmpty()) {
+        while (running || !queue.isEmpty() || !batch.isEmpty()) {
             try {
                 if (batch.isEmpty()) {
                     AttemptResult first = queue.poll(100, TimeUnit.MILLISECONDS);
@@ -80,6 +81,14 @@ final class OutcomeWriter implements Runnable {
                 Thread.currentThread().interrupt();
                 return;
             } catch (RuntimeException e) {
+                if (!running && System.currentTimeMillis() >= stopBy) {
+                    LOG.error(
+                            "stopping with {} attempt results unwritten; their jobs are delivered again after their"
+                                    + " timeout: {}",
+                            batch.size() + queue.size(),
+                            e.toString());
+                    return;
+                }
                 if (++tries >= MAX_TRIES) {
                     LOG.error(
                             "dropping {} attempt results after {} failed writes; their jobs are delivered again"
@@ -124,8 +133,13 @@ final class OutcomeWriter implements Runnable {
         }
     }
 
-    /** Asks the thread to finish once the queue is empty. */
-    void finish() {
+    /**
+     * Asks the thread to finish once the queue is empty; while the database refuses the writes it
+     * keeps trying for {@code withinMs}, then ends, leaving the rest unwritten (their jobs stay
+     * RUNNING and are delivered again after their timeout) rather than outliving the node.
+     */
+    void finish(long withinMs) {
+        stopBy = System.currentTimeMillis() + withinMs;
         running = false;
     }
 
