@@ -101,7 +101,8 @@ final class OutcomeWriter implements Runnable {
                     continue;
                 }
                 LOG.error("writing {} attempt results failed; retrying in 1 s: {}", batch.size(), e.toString());
-                if (!sleepQuietly(1_000)) {
+                if (!sleepQuietly(
+                        running ? 1_000 : Math.max(0, Math.min(1_000, stopBy - System.currentTimeMillis())))) {
                     return;
                 }
             }

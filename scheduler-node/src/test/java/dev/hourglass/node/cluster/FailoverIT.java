@@ -127,11 +127,12 @@ class FailoverIT {
         }
 
         await().atMost(Duration.ofSeconds(30)).until(() -> System.currentTimeMillis() >= firstFireAt + 1_000);
-        long firstKill = System.currentTimeMillis();
-        victim.kill9();
+        victim.kill9(); // returns once the process is gone
+        long firstKill = System.currentTimeMillis(); // what is due after this, the victim did not send
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> System.currentTimeMillis() >= firstKill + SECOND_KILL_AFTER_MS);
         masterProcess.kill9();
+        long masterKill = System.currentTimeMillis();
 
         NodeProcess survivor = nodes.stream()
                 .filter(n -> n != victim && n != masterProcess)
@@ -160,7 +161,6 @@ class FailoverIT {
         long worstAlive = 0;
         long victimFailover = 0; // delivery - max(fire time, the victim's death), over its jobs
         long masterFailover = 0;
-        long masterKill = firstKill + SECOND_KILL_AFTER_MS;
         // takeover: the first delivery of a killed node's job due after its death — the dead node
         // cannot have sent it (never early), so a survivor did: detection, new master,
         // reassignment and loading, apart from how long the backlog then takes

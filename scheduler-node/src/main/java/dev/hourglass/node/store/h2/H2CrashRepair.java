@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,10 +45,11 @@ import org.h2.mvstore.DataUtils;
  *
  * <p><b>The repair.</b> After an unclean stop (the header has no {@code clean} mark) this scans the
  * file for chunks whose header and checksummed footer agree, and walks from the header's chunk to
- * its successors: the chunk with the next id, a higher version and a write time no earlier (chunk
- * ids and versions grow by one per write; the time check skips stale chunks of an older
- * history that a rollback left in free space, which reuse the same ids but were written
- * earlier). If the walk got further than the header's chunk, both header copies are rewritten to
+ * its successors: the chunk with the next id, a higher version and a write time no earlier (within
+ * one run H2 gives each write the next free id and a higher version; the time check skips stale
+ * chunks of an older history that a rollback left in free space, which reuse the same ids but were
+ * written earlier). Where no chunk or more than one could follow, the walk stops there: the
+ * repair only ever names a chunk it has no doubt about. If the walk got further than the header's chunk, both header copies are rewritten to
  * name the last chunk reached, still without the clean mark. H2 then opens as after any crash and
  * validates that chunk itself (its footer, and that every chunk it still uses is present); if it
  * does not accept it, H2 falls back to its own search. The repair never changes a chunk.
@@ -179,13 +179,13 @@ public final class H2CrashRepair {
         Chunk current = at;
         for (int guard = byId.size(); guard > 0; guard--) {
             Chunk previous = current;
-            Chunk next = byId.getOrDefault((previous.id() + 1) & CHUNK_ID_MASK, List.of()).stream()
+            List<Chunk> candidates = byId.getOrDefault((previous.id() + 1) & CHUNK_ID_MASK, List.of()).stream()
                     .filter(c -> c.version() > previous.version() && c.time() >= previous.time())
-                    .max(Comparator.comparingLong(Chunk::time).thenComparingLong(Chunk::version))
-                    .orElse(null);
-            if (next == null) {
-                break;
+                    .toList();
+            if (candidates.size() != 1) {
+                break; // none, or two that could both follow: stop here and leave the rest to H2
             }
+            Chunk next = candidates.get(0);
             successors.add(next);
             current = next;
         }
@@ -252,10 +252,10 @@ public final class H2CrashRepair {
             return null;
         }
         long block = (start + offset) / BLOCK;
-        long footerEnd = (block + len) * BLOCK;
-        if (footerEnd > size) {
-            return null;
+        if (len > size / BLOCK - block) {
+            return null; // runs past the end of the file (or is text in a row that looks like a chunk)
         }
+        long footerEnd = (block + len) * BLOCK;
         ByteBuffer footerBuffer = ByteBuffer.allocate(FOOTER_BYTES);
         readFully(channel, footerBuffer, footerEnd - FOOTER_BYTES);
         Map<String, String> footer = checksummed(footerBuffer.array(), 0, FOOTER_BYTES);
