@@ -41,7 +41,7 @@ public final class AttemptEndings {
 
     /** Its owner node left the cluster (or restarted) before the attempt had a result. */
     static AttemptResult ownerLost(Job job, long now) {
-        NextStep next = RetryPolicy.nextAfterOwnerLost(job.budget(), now);
+        NextStep next = RetryPolicy.nextAfterOwnerLost(job.budget(), now, job.fireAt());
         return result(
                 job,
                 AttemptOutcome.TIMEOUT,

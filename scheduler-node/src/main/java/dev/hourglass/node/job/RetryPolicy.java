@@ -47,8 +47,11 @@ public final class RetryPolicy {
         return NextStep.retryUncounted(Times.plus(now, backoff.delayBeforeRetry(Math.max(1, budget.spent()))));
     }
 
-    /** After an attempt whose owner node left the cluster without a result. */
-    public static NextStep nextAfterOwnerLost(AttemptBudget budget, long now) {
-        return budget.hasAttemptsLeft() ? NextStep.retryAt(now) : NextStep.failed();
+    /**
+     * After an attempt whose owner node left the cluster without a result: the next one at once,
+     * but never before the job's fire time — the lost attempt may have been claimed ahead of it.
+     */
+    public static NextStep nextAfterOwnerLost(AttemptBudget budget, long now, long fireAt) {
+        return budget.hasAttemptsLeft() ? NextStep.retryAt(Math.max(now, fireAt)) : NextStep.failed();
     }
 }

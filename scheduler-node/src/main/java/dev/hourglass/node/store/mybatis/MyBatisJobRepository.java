@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
 import org.apache.ibatis.session.SqlSession;
 import org.apache.ibatis.session.SqlSessionFactory;
 
@@ -208,9 +209,15 @@ public final class MyBatisJobRepository implements JobRepository {
             }
             p.afterId = afterId;
             p.limit = q.limit() - items.size() + 1;
+            // a job that ended between the two reads is in both: list it once
+            Set<Long> listed = items.stream().map(Job::id).collect(Collectors.toSet());
             List<JobRow> ended = m.searchFinal(p);
             int room = q.limit() - items.size();
-            ended.stream().limit(room).map(JobRows::toJob).forEach(items::add);
+            ended.stream()
+                    .limit(room)
+                    .map(JobRows::toJob)
+                    .filter(j -> !listed.contains(j.id()))
+                    .forEach(items::add);
             String next = ended.size() > room && room > 0
                     ? "F" + items.get(items.size() - 1).id()
                     : null;
