@@ -4,14 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.hourglass.node.boot.HourglassNode;
-import dev.hourglass.node.config.NodeConfig;
 import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.CallbackReceiver;
 import dev.hourglass.node.testing.CallbackReceiver.Reply;
-import dev.hourglass.node.testing.EmbeddedMariaDb;
-import dev.hourglass.node.testing.TestNodes;
-import dev.hourglass.node.testing.ZooKeeperLeftovers;
+import dev.hourglass.node.testing.InProcessCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +17,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,45 +28,33 @@ import org.junit.jupiter.api.Test;
  * sending, that the attempt is still its current one.
  */
 class CancelFenceIT {
-    TestingServer zookeeper;
+    InProcessCluster cluster;
     CallbackReceiver receiver;
-    final List<HourglassNode> nodes = new ArrayList<>();
     ApiClient viaA;
     ApiClient viaB;
 
     @BeforeEach
     void start() throws Exception {
-        zookeeper = new TestingServer(true);
         receiver = new CallbackReceiver();
-        String jdbcUrl = EmbeddedMariaDb.newDatabase();
-        String root = "/hg-cancel-" + System.nanoTime();
-        for (int i = 0; i < 2; i++) {
-            NodeConfig c = TestNodes.config(jdbcUrl);
-            c.cluster.zkConnect = zookeeper.getConnectString();
-            c.cluster.zkRoot = root;
-            nodes.add(TestNodes.start(c));
-        }
-        ApiClient admin = new ApiClient(nodes.get(0).baseUrl(), TestNodes.ADMIN_TOKEN);
-        String token = admin.post("/api/v1/apps", "{\"name\":\"shop\"}")
-                .json()
-                .get("token")
-                .asText();
-        viaA = admin.as(token);
-        viaB = new ApiClient(nodes.get(1).baseUrl(), token);
+        cluster = InProcessCluster.start(2, (i, c) -> {});
+        viaA = cluster.newApp("shop");
+        viaB = new ApiClient(cluster.nodes().get(1).baseUrl(), viaA.token());
+        ApiClient admin = cluster.admin();
         await().atMost(Duration.ofSeconds(20)).until(() -> {
-            JsonNode cluster = admin.get("/api/v1/cluster").json();
-            return cluster.get("nodes").size() == 2
-                    && cluster.get("nodes").get(0).get("shards").size() == 32
-                    && cluster.get("nodes").get(1).get("shards").size() == 32;
+            JsonNode nodes = admin.get("/api/v1/cluster").json().get("nodes");
+            return nodes.size() == 2
+                    && nodes.get(0).get("shards").size() == 32
+                    && nodes.get(1).get("shards").size() == 32;
         });
     }
 
     @AfterEach
     void stop() throws Exception {
-        nodes.forEach(HourglassNode::close);
-        receiver.close();
-        zookeeper.close();
-        ZooKeeperLeftovers.delete();
+        try {
+            cluster.close();
+        } finally {
+            receiver.close();
+        }
     }
 
     @Test

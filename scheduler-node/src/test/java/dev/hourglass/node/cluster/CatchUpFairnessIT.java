@@ -5,20 +5,16 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.hourglass.node.boot.HourglassNode;
-import dev.hourglass.node.config.NodeConfig;
 import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.CallbackReceiver;
 import dev.hourglass.node.testing.CallbackReceiver.Received;
 import dev.hourglass.node.testing.CallbackReceiver.Reply;
-import dev.hourglass.node.testing.EmbeddedMariaDb;
+import dev.hourglass.node.testing.InProcessCluster;
 import dev.hourglass.node.testing.NodeFixture;
-import dev.hourglass.node.testing.TestNodes;
-import dev.hourglass.node.testing.ZooKeeperLeftovers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,44 +26,34 @@ import org.junit.jupiter.api.Test;
  * of overdue jobs of a receiver that never answers, parked in memory, filled every sweep.
  */
 class CatchUpFairnessIT {
-    TestingServer zookeeper;
+    InProcessCluster cluster;
     CallbackReceiver dead;
     CallbackReceiver healthy;
-    final List<HourglassNode> nodes = new ArrayList<>();
+    List<HourglassNode> nodes;
 
     @BeforeEach
     void start() throws Exception {
-        zookeeper = new TestingServer(true);
         dead = new CallbackReceiver();
         healthy = new CallbackReceiver();
         dead.respond(r -> new Reply(200, "", Map.of(), 120_000)); // never answers in time
-        String jdbcUrl = EmbeddedMariaDb.newDatabase();
-        String root = "/hg-fair-" + System.nanoTime();
-        for (int i = 0; i < 3; i++) {
-            NodeConfig c = TestNodes.config(jdbcUrl);
-            c.cluster.zkConnect = zookeeper.getConnectString();
-            c.cluster.zkRoot = root;
-            c.cluster.shards = 2;
-            nodes.add(TestNodes.start(c));
-        }
+        cluster = InProcessCluster.start(3, (i, c) -> c.cluster.shards = 2);
+        nodes = cluster.nodes();
     }
 
     @AfterEach
     void stop() throws Exception {
-        nodes.forEach(HourglassNode::close);
-        dead.close();
-        healthy.close();
-        zookeeper.close();
-        ZooKeeperLeftovers.delete();
+        try {
+            cluster.close();
+        } finally {
+            dead.close();
+            healthy.close();
+        }
     }
 
     @Test
     void aDeadReceiversBacklogDoesNotDelayAnotherServicesJobs() throws Exception {
-        ApiClient admin = new ApiClient(nodes.get(0).baseUrl(), TestNodes.ADMIN_TOKEN);
-        String token = admin.post("/api/v1/apps", "{\"name\":\"shop\"}")
-                .json()
-                .get("token")
-                .asText();
+        ApiClient admin = cluster.admin();
+        String token = cluster.newApp("shop").token();
         await().atMost(Duration.ofSeconds(20)).until(() -> {
             JsonNode n = admin.get("/api/v1/cluster").json().get("nodes");
             int owners = 0;

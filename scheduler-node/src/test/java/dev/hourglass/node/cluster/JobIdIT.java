@@ -6,15 +6,12 @@ import dev.hourglass.node.boot.HourglassNode;
 import dev.hourglass.node.config.NodeConfig;
 import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.CallbackReceiver;
-import dev.hourglass.node.testing.EmbeddedMariaDb;
-import dev.hourglass.node.testing.TestNodes;
-import dev.hourglass.node.testing.ZooKeeperLeftovers;
+import dev.hourglass.node.testing.InProcessCluster;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -24,36 +21,33 @@ import org.junit.jupiter.api.Test;
  * hash both nodes made the very same id, and the second submit failed on the primary key.
  */
 class JobIdIT {
-    TestingServer zookeeper;
+    InProcessCluster cluster;
     CallbackReceiver receiver;
-    final List<HourglassNode> nodes = new ArrayList<>();
 
     @AfterEach
     void stop() throws Exception {
-        nodes.forEach(HourglassNode::close);
-        receiver.close();
-        zookeeper.close();
-        ZooKeeperLeftovers.delete();
+        try {
+            if (cluster != null) {
+                cluster.close();
+            }
+        } finally {
+            receiver.close();
+        }
     }
 
     @Test
     void nodesWhoseIdsHashAlikeMakeDistinctJobIds() throws Exception {
-        zookeeper = new TestingServer(true);
         receiver = new CallbackReceiver();
-        String jdbcUrl = EmbeddedMariaDb.newDatabase();
+        cluster = new InProcessCluster();
         Clock stopped = Clock.fixed(Instant.now(), ZoneOffset.UTC);
         for (String id : List.of("node-Aa", "node-BB")) { // "Aa" and "BB" hash alike
-            NodeConfig c = TestNodes.config(jdbcUrl);
+            NodeConfig c = cluster.config();
             c.nodeId = id;
-            c.cluster.zkConnect = zookeeper.getConnectString();
-            c.cluster.zkRoot = "/hg-ids";
-            nodes.add(HourglassNode.start(c, stopped));
+            cluster.start(c, stopped);
         }
-        ApiClient admin = new ApiClient(nodes.get(0).baseUrl(), TestNodes.ADMIN_TOKEN);
-        String token = admin.post("/api/v1/apps", "{\"name\":\"shop\"}")
-                .json()
-                .get("token")
-                .asText();
+        List<HourglassNode> nodes = cluster.nodes();
+        ApiClient admin = cluster.admin();
+        String token = cluster.newApp("shop").token();
         admin.as(token).put("/api/v1/services/s", "{\"protocol\":\"HTTP\",\"url\":\"" + receiver.url() + "\"}");
         List<String> ids = new ArrayList<>();
         for (HourglassNode node : nodes) {

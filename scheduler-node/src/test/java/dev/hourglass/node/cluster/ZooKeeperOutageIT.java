@@ -5,15 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.hourglass.node.boot.HourglassNode;
-import dev.hourglass.node.config.NodeConfig;
 import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.CallbackReceiver;
 import dev.hourglass.node.testing.CallbackReceiver.Received;
-import dev.hourglass.node.testing.EmbeddedMariaDb;
-import dev.hourglass.node.testing.TestNodes;
-import dev.hourglass.node.testing.ZooKeeperLeftovers;
+import dev.hourglass.node.testing.InProcessCluster;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -30,39 +26,31 @@ import org.junit.jupiter.api.Test;
  * their shards — on time, nothing twice — instead of stopping the whole cluster until it is back.
  */
 class ZooKeeperOutageIT {
-    TestingServer zookeeper;
+    InProcessCluster cluster;
     CallbackReceiver receiver;
-    final List<HourglassNode> nodes = new ArrayList<>();
 
     @BeforeEach
     void start() throws Exception {
-        zookeeper = new TestingServer(true);
         receiver = new CallbackReceiver();
-        String jdbcUrl = EmbeddedMariaDb.newDatabase();
-        for (int i = 0; i < 2; i++) {
-            NodeConfig c = TestNodes.config(jdbcUrl);
-            c.cluster.zkConnect = zookeeper.getConnectString();
-            c.cluster.zkRoot = "/hg-zk-outage";
-            nodes.add(TestNodes.start(c)); // default session timeout: 10 s
-        }
+        cluster = InProcessCluster.start(2, (i, c) -> {}); // default session timeout: 10 s
     }
 
     @AfterEach
     void stop() throws Exception {
-        nodes.forEach(HourglassNode::close);
-        receiver.close();
-        zookeeper.close();
-        ZooKeeperLeftovers.delete();
+        try {
+            cluster.close();
+        } finally {
+            receiver.close();
+        }
     }
 
     @Test
     void nodesKeepFiringThroughAShortZooKeeperOutage() throws Exception {
-        ApiClient admin = new ApiClient(nodes.get(0).baseUrl(), TestNodes.ADMIN_TOKEN);
-        String token = admin.post("/api/v1/apps", "{\"name\":\"shop\"}")
-                .json()
-                .get("token")
-                .asText();
-        ApiClient app = admin.as(token);
+        List<HourglassNode> nodes = cluster.nodes();
+        TestingServer zookeeper = cluster.zookeeper();
+        ApiClient admin = cluster.admin();
+        ApiClient app = cluster.newApp("shop");
+        String token = app.token();
         app.put("/api/v1/services/s", "{\"protocol\":\"HTTP\",\"url\":\"" + receiver.url() + "\"}");
         await().atMost(Duration.ofSeconds(20)).until(() -> {
             JsonNode n = admin.get("/api/v1/cluster").json().get("nodes");
