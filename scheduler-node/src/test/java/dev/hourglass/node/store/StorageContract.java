@@ -358,6 +358,30 @@ public abstract class StorageContract {
                 .isEqualTo(AttemptOutcome.SUCCESS);
     }
 
+    /**
+     * A job that ends while a search runs: the search reads the live table, then the backlog, and a
+     * job moved between the two reads is in both. Here it is in both at once (the state the two
+     * reads can see), and the search lists it once.
+     */
+    @Test
+    void aJobInTheMiddleOfEndingIsListedOnce() throws Exception {
+        String bizKey = "mid-move-" + System.nanoTime();
+        Job j = job(T0, bizKey, 12);
+        jobs.insert(j);
+        String cols = "id, app, service, biz_key, shard, state, fire_at, due_at, expire_at, attempts, budget_base,"
+                + " max_attempts, timeout_ms, expire_after_ms, payload, attributes, last_error, owner_node,"
+                + " claim_token, version, created_at, updated_at";
+        try (org.apache.ibatis.session.SqlSession s = db.sessions().openSession(true);
+                java.sql.Statement st = s.getConnection().createStatement()) {
+            st.executeUpdate("INSERT INTO job_delay_task_backlog (" + cols + ", ended_at) SELECT " + cols + ", " + T0
+                    + " FROM job_delay_task WHERE id = " + j.id());
+        }
+        JobPage page = jobs.search(new JobQuery(app, bizKey, null, null, null, null, 50, null));
+        assertThat(page.items().stream().filter(x -> x.id() == j.id()).count())
+                .as("listings of a job found live and in the backlog")
+                .isEqualTo(1);
+    }
+
     @Test
     void searchPagesThroughLiveThenFinalJobs() {
         String service = "search" + System.nanoTime() % 100_000;
