@@ -80,13 +80,15 @@ class H2CrashRepairTest {
                 .hasSize(CRASH_IMAGES);
 
         SoftAssertions softly = new SoftAssertions();
+        int lostWithoutRepair = 0;
         for (Map.Entry<Path, Set<Long>> image : crashImages.entrySet()) {
-            // the control: H2 alone, on a copy of the same image, does not find every commit
+            // the control: H2 alone, on a copy of the same image (its own search sometimes finds
+            // the newest chunk anyway, so not on every image)
             Path unrepaired = dir.resolve(image.getKey().getFileName() + "-unrepaired");
             Files.copy(file(image.getKey()), file(unrepaired));
-            softly.assertThat(image.getValue())
-                    .as("rows H2 alone loses on reopening %s", unrepaired.getFileName())
-                    .isNotEqualTo(rowsOf(unrepaired));
+            if (!rowsOf(unrepaired).equals(image.getValue())) {
+                lostWithoutRepair++;
+            }
 
             H2CrashRepair.Outcome outcome = H2CrashRepair.repair(file(image.getKey()));
 
@@ -97,6 +99,9 @@ class H2CrashRepairTest {
                             image.getKey().getFileName())
                     .containsExactlyInAnyOrderElementsOf(image.getValue());
         }
+        softly.assertThat(lostWithoutRepair)
+                .as("crash images on which H2 alone loses committed rows (the defect is there to repair)")
+                .isPositive();
         softly.assertAll();
     }
 
