@@ -141,6 +141,23 @@ public final class NodeProcess implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Waits for {@code text} in the node's output: Main prints its start banner (ready address,
+     * admin token line) after the HTTP server already answers ready, so a test reading the banner
+     * right after {@link #awaitReady()} races it.
+     */
+    public String awaitOutput(String text, Duration within) {
+        String[] seen = {""};
+        Awaitility.await("\"" + text + "\" in " + log)
+                .atMost(within)
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> {
+                    seen[0] = Files.readString(log, java.nio.charset.StandardCharsets.UTF_8);
+                    return seen[0].contains(text);
+                });
+        return seen[0];
+    }
+
     public String nodeId() {
         return nodeId;
     }
