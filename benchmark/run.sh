@@ -49,5 +49,6 @@ done
 sleep 2 # let the master's first assignment reach every node
 
 java -Xmx1g -Ddubbo.application.logger=slf4j -cp "$cp" dev.hourglass.bench.LoadBench --node "$urls" \
-  --admin bench-admin-token-0123456789 --workload "$workload" "${channel_opts[@]}" "$@"
+  --admin bench-admin-token-0123456789 --jdbc "jdbc:mariadb://127.0.0.1:$db_port/hourglass?sslMode=disable" \
+  --workload "$workload" "${channel_opts[@]}" "$@"
 echo "logs: $work" >&2

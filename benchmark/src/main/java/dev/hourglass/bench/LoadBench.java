@@ -184,17 +184,55 @@ public final class LoadBench {
         submitBatches(pending, i -> farAway + i % 3_600_000);
         long loadMs = System.currentTimeMillis() - started;
         sleep(5_000);
+        ObjectNode stats = statsLatency(100);
         long[] afterLoad = api.heap();
         ObjectNode out = steady(rate, seconds, opt("delay-ms", 5_000));
         long[] after = api.heap();
         out.put("workload", "pending+steady");
         out.put("pendingJobs", pending);
         out.put("pendingSubmitRatePerSec", Math.round(pending * 1_000.0 / Math.max(1, loadMs)));
+        out.set("statsWithPendingMs", stats);
         ObjectNode heap = out.putObject("nodeHeapBytes");
         heap.put("liveBeforePending", before[0]);
         heap.put("liveAfterPending", afterLoad[0]);
         heap.put("liveAfterSteady", after[0]);
         heap.put("usedAfterSteady", after[1]);
+        return out;
+    }
+
+    /**
+     * GET /api/v1/stats {@code calls} times in a row as the admin (every app's counts): the
+     * latencies, and for comparison one full scan of the live table, the query stats ran before it
+     * read counters (only with --jdbc, which benchmark/run.sh passes).
+     */
+    private ObjectNode statsLatency(int calls) {
+        org.HdrHistogram.Histogram ms = new org.HdrHistogram.Histogram(3);
+        for (int i = 0; i < calls; i++) {
+            long t0 = System.nanoTime();
+            api.call("GET", "/api/v1/stats", opts.get("admin"), null);
+            ms.recordValue(Math.max(1, (System.nanoTime() - t0) / 1_000)); // microseconds
+        }
+        ObjectNode out = JSON.createObjectNode();
+        out.put("calls", calls);
+        out.put("p50", ms.getValueAtPercentile(50) / 1_000.0);
+        out.put("p99", ms.getValueAtPercentile(99) / 1_000.0);
+        out.put("max", ms.getMaxValue() / 1_000.0);
+        String jdbc = opts.get("jdbc");
+        if (jdbc != null) {
+            try (java.sql.Connection c = java.sql.DriverManager.getConnection(jdbc, "root", "");
+                    java.sql.Statement st = c.createStatement()) {
+                long t0 = System.nanoTime();
+                try (java.sql.ResultSet rs = st.executeQuery(
+                        "SELECT app, service, state, COUNT(*) FROM job_delay_task GROUP BY app, service, state")) {
+                    while (rs.next()) {
+                        // read every group, as the stats route did
+                    }
+                }
+                out.put("fullScanGroupByMs", (System.nanoTime() - t0) / 1_000_000);
+            } catch (java.sql.SQLException e) {
+                out.put("fullScanGroupByError", e.toString());
+            }
+        }
         return out;
     }
 

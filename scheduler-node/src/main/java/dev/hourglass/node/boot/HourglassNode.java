@@ -35,6 +35,7 @@ import dev.hourglass.node.shard.ShardOwnership;
 import dev.hourglass.node.shard.ShardPlacement;
 import dev.hourglass.node.store.h2.StandaloneH2;
 import dev.hourglass.node.store.mybatis.Database;
+import dev.hourglass.node.store.mybatis.LiveCountFolder;
 import dev.hourglass.node.store.mybatis.MyBatisAppRepository;
 import dev.hourglass.node.store.mybatis.MyBatisAttemptStore;
 import dev.hourglass.node.store.mybatis.MyBatisJobMutations;
@@ -74,6 +75,8 @@ public final class HourglassNode implements AutoCloseable {
     static final String VERSION = "0.1.0";
     /** What a stop may take beyond {@code engine.shutdownGraceMs} (docs/cluster.md, "Stopping a node"). */
     static final long STOP_BEYOND_GRACE_MS = 5_000;
+    /** How often committed live-count deltas are folded: the stats read scans about this much. */
+    private static final long LIVE_COUNT_FOLD_MS = 1_000;
 
     private final NodeConfig config;
     private final String nodeId;
@@ -88,6 +91,7 @@ public final class HourglassNode implements AutoCloseable {
     private final CuratorCoordinator coordinator;
     private final ShardOwnership shards;
     private final RetentionSweep retention;
+    private final LiveCountFolder liveCounts;
     private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
     private volatile boolean ready;
     private final Map<Long, Integer> shares = new java.util.concurrent.ConcurrentHashMap<>();
@@ -271,6 +275,8 @@ public final class HourglassNode implements AutoCloseable {
                     nodeId,
                     new RetentionMetrics(registry));
             retention.start();
+            this.liveCounts = new LiveCountFolder(sessions, LIVE_COUNT_FOLD_MS);
+            liveCounts.start();
             ready = true;
         } catch (Exception ex) {
             stopWhatStarted();
@@ -327,6 +333,7 @@ public final class HourglassNode implements AutoCloseable {
     /** A start that failed half-way: stop what it started, in reverse order. */
     private void stopWhatStarted() {
         for (AutoCloseable part : new AutoCloseable[] {
+            liveCounts,
             retention,
             http,
             coordinator,
@@ -432,6 +439,7 @@ public final class HourglassNode implements AutoCloseable {
         long grace = config.engine.shutdownGraceMs;
         StopSequence stop = new StopSequence(LOG, grace + STOP_BEYOND_GRACE_MS);
         stop.step("retention", 1_000, retention::close);
+        stop.step("live-count folding", 1_000, liveCounts::close);
         stop.step("HTTP server", 1_000, http::close);
         stop.step("leaving the cluster", 2_000, coordinator::close);
         stop.step("giving up shards", 1_000, () -> shards.replace(List.of()));
@@ -451,6 +459,7 @@ public final class HourglassNode implements AutoCloseable {
         ready = false;
         StopSequence stop = new StopSequence(LOG, STOP_BEYOND_GRACE_MS);
         stop.step("retention", 1_000, retention::close);
+        stop.step("live-count folding", 1_000, liveCounts::close);
         stop.step("firing", 1_000, engine::halt);
         stop.step("leaving the cluster", 1_000, coordinator::close);
         stop.step("HTTP server", 1_000, http::close);

@@ -36,6 +36,8 @@ import org.junit.jupiter.api.Test;
  */
 class FailoverIT {
     static final int JOBS = 20_000;
+    /** Jobs due an hour later, pending throughout: what the live counts must still show at the end. */
+    static final int PENDING = 50;
     /** The default session timeout; -Dhourglass.failover.sessionTimeoutMs=5000 measures another. */
     static final int SESSION_TIMEOUT_MS = Integer.getInteger("hourglass.failover.sessionTimeoutMs", 10_000);
     /** The master's death delays the first victim's hand-over by the time between the two kills. */
@@ -44,6 +46,7 @@ class FailoverIT {
     TestingServer zookeeper;
     CallbackReceiver receiver;
     final List<NodeProcess> nodes = new ArrayList<>();
+    String jdbcUrl;
 
     @BeforeEach
     void start() throws Exception {
@@ -51,7 +54,7 @@ class FailoverIT {
         // expiry once per tick, so the tick adds up to its length to every failover
         zookeeper = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 1_000, -1), true);
         receiver = new CallbackReceiver();
-        String jdbcUrl = EmbeddedMariaDb.newDatabase();
+        jdbcUrl = EmbeddedMariaDb.newDatabase();
         for (int i = 0; i < 3; i++) {
             nodes.add(NodeProcess.start(
                     "p" + i,
@@ -85,6 +88,16 @@ class FailoverIT {
                         "{\"protocol\":\"HTTP\",\"url\":\"" + receiver.url() + "\",\"maxInFlight\":500}");
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> balanced(admin(nodes.get(2)).get("/api/v1/cluster").json()));
+
+        // jobs that stay pending through both kills: the live counts must still show them, exactly
+        StringBuilder later = new StringBuilder("{\"jobs\":[");
+        for (int i = 0; i < PENDING; i++) {
+            later.append(i == 0 ? "" : ",").append("{\"service\":\"burst\",\"delayMs\":3600000}");
+        }
+        assertThat(admin.as(token)
+                        .post("/api/v1/jobs/batch", later.append("]}").toString())
+                        .status())
+                .isEqualTo(200);
 
         long firstFireAt = System.currentTimeMillis() + 10_000;
         Map<String, JsonNode> jobs = new HashMap<>();
@@ -232,12 +245,45 @@ class FailoverIT {
         // and the receiver it took 2.5-9 s after the takeover (the survivor's own jobs, which no
         // failover touched, were 3-5 s late meanwhile). Printed above and in docs/cluster.md, not
         // asserted: a bound on it would be a bound on this machine's speed.
+        // every state change of the burst ran through two kill -9s, many mid-transaction: the live
+        // counts /api/v1/stats reads (counters and deltas, V5__live_counts.sql) must be the live
+        // table, read by a scan, once the last results are written
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat(statsLiveByService(survivor)).isEqualTo(scannedLiveByService()));
+        assertThat(statsLiveByService(survivor)).isEqualTo(Map.of("shop/burst", Map.of("DELAYED", (long) PENDING)));
         assertThat(java.nio.file.Files.readString(survivor.log()))
                 .as("the survivor's log: no deadlock between claims and result writes")
                 .doesNotContainIgnoringCase("deadlock");
         assertThat(admin(survivor).get("/metrics").text())
                 .as("the survivor's deadlock counter")
                 .containsPattern("hourglass_db_deadlocks_total\\S* 0\\.0");
+    }
+
+    private Map<String, Map<String, Long>> statsLiveByService(NodeProcess n) {
+        Map<String, Map<String, Long>> out = new java.util.TreeMap<>();
+        admin(n).get("/api/v1/stats").json().get("liveByService").fields().forEachRemaining(service -> {
+            Map<String, Long> byState = new java.util.TreeMap<>();
+            service.getValue()
+                    .fields()
+                    .forEachRemaining(
+                            st -> byState.put(st.getKey(), st.getValue().asLong()));
+            out.put(service.getKey(), byState);
+        });
+        return out;
+    }
+
+    private Map<String, Map<String, Long>> scannedLiveByService() throws Exception {
+        Map<String, Map<String, Long>> out = new java.util.TreeMap<>();
+        try (var c = java.sql.DriverManager.getConnection(jdbcUrl, "root", "");
+                var rs = c.createStatement()
+                        .executeQuery("SELECT app, service, state, COUNT(*) FROM job_delay_task"
+                                + " GROUP BY app, service, state")) {
+            while (rs.next()) {
+                out.computeIfAbsent(rs.getString(1) + "/" + rs.getString(2), k -> new java.util.TreeMap<>())
+                        .put(rs.getString(3), rs.getLong(4));
+            }
+        }
+        return out;
     }
 
     /**

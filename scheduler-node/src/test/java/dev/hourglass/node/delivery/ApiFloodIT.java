@@ -231,6 +231,9 @@ class ApiFloodIT {
             insert.setLong(5, far - 1);
             insert.setInt(6, n);
             assertThat(insert.executeUpdate()).isEqualTo(n);
+            // what the node's own inserts add to the live counts (V5__live_counts.sql)
+            session.execute("INSERT INTO hg_live_count_delta (app, service, state, delta) VALUES ('shop', '" + service
+                    + "', 'DELAYED', " + n + ")");
         }
     }
 }

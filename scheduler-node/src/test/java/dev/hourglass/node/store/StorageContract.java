@@ -19,6 +19,7 @@ import dev.hourglass.node.job.JobQuery;
 import dev.hourglass.node.job.JobRepository;
 import dev.hourglass.node.job.NextStep;
 import dev.hourglass.node.store.mybatis.Database;
+import dev.hourglass.node.store.mybatis.LiveCountFolder;
 import dev.hourglass.node.store.mybatis.MyBatisAppRepository;
 import dev.hourglass.node.store.mybatis.MyBatisAttemptStore;
 import dev.hourglass.node.store.mybatis.MyBatisJobMutations;
@@ -435,6 +436,167 @@ public abstract class StorageContract {
             assertThat(c.service()).isEqualTo(service);
             assertThat(c.count()).isEqualTo(2);
         });
+    }
+
+    /** The live counts (folded counters plus deltas) as a map, and the same by a scan of the table. */
+    private Map<String, Long> countedLive() {
+        Map<String, Long> m = new java.util.TreeMap<>();
+        jobs.countLive(null).forEach(c -> m.put(c.app() + "/" + c.service() + "/" + c.state(), c.count()));
+        return m;
+    }
+
+    private Map<String, Long> scannedLive() {
+        Map<String, Long> m = new java.util.TreeMap<>();
+        try (var s = db.sessions().openSession(true)) {
+            s.getMapper(dev.hourglass.node.store.mybatis.JobMapper.class)
+                    .countLiveByScan()
+                    .forEach(c -> m.put(c.app + "/" + c.service + "/" + c.state, c.count));
+        }
+        return m;
+    }
+
+    private long counted(String state) {
+        return countedLive().getOrDefault(app + "/svc/" + state, 0L);
+    }
+
+    @Test
+    void liveCountsFollowEveryKindOfChange() {
+        LiveCountFolder folder = new LiveCountFolder(db.sessions(), 1_000);
+        folder.foldAll();
+        long delayed0 = counted("DELAYED");
+        long running0 = counted("RUNNING");
+        List<Job> batch = IntStream.range(0, 6).mapToObj(i -> job(T0, null, 9)).toList();
+        Job expiring = withExpiry(job(T0, null, 9), T0 + 100);
+        jobs.insertAll(batch);
+        jobs.insert(expiring);
+        assertThat(counted("DELAYED")).isEqualTo(delayed0 + 7);
+        Job a = batch.get(0), b = batch.get(1), c = batch.get(2), d = batch.get(3), e = batch.get(4);
+
+        attempts.claim(List.of(a.id(), b.id(), c.id(), d.id()), "n1", T0, T0);
+        assertThat(counted("RUNNING")).isEqualTo(running0 + 4);
+        assertThat(counted("DELAYED")).isEqualTo(delayed0 + 3);
+        folder.foldAll(); // half the history folded, half still deltas
+        attempts.record(
+                List.of(
+                        new AttemptResult(
+                                a.id(),
+                                1,
+                                AttemptOutcome.RETRY,
+                                "HTTP 500",
+                                null,
+                                T0 + 5,
+                                NextStep.retryAt(T0 + 500),
+                                9,
+                                "x/svc"),
+                        new AttemptResult(
+                                b.id(), 1, AttemptOutcome.SUCCESS, null, null, T0 + 5, NextStep.finished(), 9, "x/svc"),
+                        // stale: attempt 2 of c was never claimed, so it changes nothing
+                        new AttemptResult(
+                                c.id(), 2, AttemptOutcome.SUCCESS, null, null, T0 + 5, NextStep.finished(), 9, "x/svc"),
+                        // twice the same result: the second finds the job gone
+                        new AttemptResult(
+                                b.id(),
+                                1,
+                                AttemptOutcome.SUCCESS,
+                                null,
+                                null,
+                                T0 + 5,
+                                NextStep.finished(),
+                                9,
+                                "x/svc")),
+                T0 + 5);
+        assertThat(counted("RUNNING")).isEqualTo(running0 + 2); // c, d
+        assertThat(counted("DELAYED")).isEqualTo(delayed0 + 4); // a again, e, f, expiring
+        assertThat(mutations.cancel(c.id(), app, T0 + 6)).isPresent(); // RUNNING
+        assertThat(mutations.cancel(e.id(), app, T0 + 6)).isPresent(); // DELAYED
+        assertThat(mutations.cancel(e.id(), app, T0 + 6)).isEmpty(); // not live any more
+        assertThat(attempts.claim(List.of(expiring.id()), "n1", T0 + 101, T0 + 101)
+                        .expired())
+                .containsExactly(expiring.id());
+        assertThat(mutations.revive(e.id(), app, T0 + 1_000, 9, T0 + 7)).isPresent(); // canceled
+        assertThat(attempts.unclaim(List.of(new AttemptStore.ClaimedAttempt(d.id(), 1)), "n1", T0 + 8))
+                .isEqualTo(1);
+        assertThat(counted("RUNNING")).isEqualTo(running0);
+        assertThat(counted("DELAYED")).isEqualTo(delayed0 + 4); // a, d, e, f
+        assertThat(countedLive()).isEqualTo(scannedLive());
+        folder.foldAll();
+        assertThat(countedLive()).as("after a fold").isEqualTo(scannedLive());
+    }
+
+    @Test
+    void liveCountsStayExactUnderConcurrentClaimsResultsAndFolds() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(testsConcurrency());
+        List<Job> batch =
+                IntStream.range(0, 400).mapToObj(i -> job(T0, null, 10)).toList();
+        jobs.insertAll(batch);
+        List<Long> ids = batch.stream().map(Job::id).toList();
+        ExecutorService pool = Executors.newFixedThreadPool(5);
+        java.util.concurrent.atomic.AtomicBoolean working = new java.util.concurrent.atomic.AtomicBoolean(true);
+        try {
+            Future<?> folding = pool.submit(() -> {
+                LiveCountFolder folder = new LiveCountFolder(db.sessions(), 1_000);
+                while (working.get()) {
+                    folder.foldAll();
+                }
+                return null;
+            });
+            List<Callable<Void>> workers = new ArrayList<>();
+            for (int n = 0; n < 4; n++) {
+                String node = "n" + n;
+                List<Long> shuffled = new ArrayList<>(ids);
+                Collections.shuffle(shuffled);
+                workers.add(() -> {
+                    MyBatisAttemptStore store = new MyBatisAttemptStore(db.sessions(), node, new SqlFailures());
+                    for (int i = 0; i < shuffled.size(); i += 20) {
+                        List<Job> won = store.claim(shuffled.subList(i, i + 20), node, T0 + 1, T0 + 1)
+                                .claimed();
+                        List<AttemptResult> results = new ArrayList<>();
+                        for (Job j : won) {
+                            // a third retried, a third finished, a third left running
+                            switch ((int) (j.id() % 3)) {
+                                case 0 ->
+                                    results.add(new AttemptResult(
+                                            j.id(),
+                                            j.attempts(),
+                                            AttemptOutcome.RETRY,
+                                            "again",
+                                            null,
+                                            T0 + 2,
+                                            NextStep.retryAt(T0 + 1),
+                                            10,
+                                            "x/svc"));
+                                case 1 ->
+                                    results.add(new AttemptResult(
+                                            j.id(),
+                                            j.attempts(),
+                                            AttemptOutcome.SUCCESS,
+                                            null,
+                                            null,
+                                            T0 + 2,
+                                            NextStep.finished(),
+                                            10,
+                                            "x/svc"));
+                                default -> {}
+                            }
+                        }
+                        store.record(results, T0 + 2);
+                        if (i % 100 == 0) {
+                            mutations.cancel(shuffled.get(i), app, T0 + 2); // races the claims of others
+                        }
+                    }
+                    return null;
+                });
+            }
+            for (Future<Void> f : pool.invokeAll(workers)) {
+                f.get();
+            }
+            working.set(false);
+            folding.get();
+            assertThat(countedLive()).isEqualTo(scannedLive());
+        } finally {
+            working.set(false);
+            pool.shutdownNow();
+        }
     }
 
     @Test

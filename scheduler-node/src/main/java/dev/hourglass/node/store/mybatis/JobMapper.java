@@ -141,4 +141,30 @@ public interface JobMapper {
             @Param("now") long now);
 
     List<CountRow> countLive(@Param("app") String app);
+
+    List<CountRow> countLiveByScan();
+
+    int appendCountDeltas(@Param("rows") List<CountDeltaRow> rows);
+
+    List<LockedJobRow> lockLive(@Param("ids") IdList ids);
+
+    String lockForFold();
+
+    List<CountDeltaRow> oldestCountDeltas(@Param("limit") int limit);
+
+    int addToCount(
+            @Param("app") String app,
+            @Param("service") String service,
+            @Param("state") String state,
+            @Param("delta") long delta);
+
+    int insertCount(
+            @Param("app") String app,
+            @Param("service") String service,
+            @Param("state") String state,
+            @Param("delta") long delta);
+
+    int deleteCountDeltas(@Param("ids") IdList ids);
+
+    int deleteEmptyCounts();
 }

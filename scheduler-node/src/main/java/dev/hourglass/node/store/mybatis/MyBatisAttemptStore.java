@@ -29,6 +29,7 @@ import org.apache.ibatis.session.SqlSessionFactory;
  * happens (InnoDB's secondary-index and insert locks follow their own order) is retried at once.
  */
 public final class MyBatisAttemptStore implements AttemptStore {
+    private static final String DELAYED = "DELAYED";
     private final SqlSessionFactory sessions;
     private final ClaimTokens tokens;
     private final SqlFailures failures;
@@ -54,10 +55,12 @@ public final class MyBatisAttemptStore implements AttemptStore {
             JobMapper m = s.getMapper(JobMapper.class);
             List<Job> claimed = List.of();
             IdList ids = IdList.of(jobIds);
+            LiveCountDeltas counts = new LiveCountDeltas();
             if (m.claim(ids, node, token, now, horizon) > 0) {
                 List<JobRow> rows = m.findByToken(ids, token);
                 m.openExecutions(ids, token, node, now);
                 claimed = rows.stream().map(JobRows::toJob).toList();
+                rows.forEach(r -> counts.moved(r.app, r.service, DELAYED, r.state));
             }
             List<Long> expired = List.of();
             if (claimed.size() < jobIds.size()) {
@@ -68,13 +71,14 @@ public final class MyBatisAttemptStore implements AttemptStore {
                         jobIds.stream().filter(id -> !won.contains(id)).toList();
                 String expireToken = tokens.next();
                 if (m.expire(IdList.of(rest), expireToken, now) > 0) {
-                    expired = m.findByToken(IdList.of(rest), expireToken).stream()
-                            .map(r -> r.id)
-                            .toList();
+                    List<JobRow> rows = m.findByToken(IdList.of(rest), expireToken);
+                    expired = rows.stream().map(r -> r.id).toList();
                     m.copyToBacklog(IdList.of(expired), expireToken, now);
                     m.deleteLive(IdList.of(expired), expireToken);
+                    rows.forEach(r -> counts.removed(r.app, r.service, DELAYED));
                 }
             }
+            counts.writeTo(m);
             s.commit();
             return new Claim(claimed, expired);
         }
@@ -103,6 +107,14 @@ public final class MyBatisAttemptStore implements AttemptStore {
     private void recordOnce(List<AttemptResult> results, long now) {
         try (SqlSession s = sessions.openSession(ExecutorType.BATCH, false)) {
             JobMapper m = s.getMapper(JobMapper.class);
+            // the jobs as the conditional updates below will find them: they are locked here, in id
+            // order (results are sorted), so what applies is known before it is batched
+            LiveJobs live = LiveJobs.lock(
+                    m,
+                    results.stream()
+                            .filter(r -> !r.isSentOnly())
+                            .map(AttemptResult::jobId)
+                            .toList());
             for (AttemptResult r : results) {
                 if (r.isSentOnly()) {
                     m.markSent(r.jobId(), r.attempt(), r.firedAt());
@@ -118,6 +130,7 @@ public final class MyBatisAttemptStore implements AttemptStore {
             }
             for (AttemptResult r : results) {
                 if (!r.isSentOnly() && !r.next().isFinal()) {
+                    live.moveRunning(r.jobId(), r.attempt(), DELAYED);
                     m.retryLater(
                             r.jobId(),
                             r.attempt(),
@@ -131,6 +144,7 @@ public final class MyBatisAttemptStore implements AttemptStore {
             String token = tokens.next();
             for (AttemptResult r : results) {
                 if (!r.isSentOnly() && r.next().isFinal()) {
+                    live.moveRunning(r.jobId(), r.attempt(), null); // then to the backlog: gone
                     m.endAttempt(
                             r.jobId(), r.attempt(), r.next().state().name(), JobRows.clip(r.message()), token, now);
                     ended.add(r.jobId());
@@ -140,6 +154,7 @@ public final class MyBatisAttemptStore implements AttemptStore {
                 m.copyToBacklog(IdList.of(ended), token, now);
                 m.deleteLive(IdList.of(ended), token);
             }
+            live.counts().writeTo(m);
             s.flushStatements();
             s.commit();
         }
@@ -168,8 +183,11 @@ public final class MyBatisAttemptStore implements AttemptStore {
         }
         try (SqlSession s = sessions.openSession(false)) {
             JobMapper m = s.getMapper(JobMapper.class);
+            LiveJobs live = LiveJobs.lock(m, List.of(result.jobId()));
             m.closeExecution(result.jobId(), result.attempt(), result.firedAt(), result.finishedAt(), "ERROR", message);
+            live.moveRunning(result.jobId(), result.attempt(), "FAILED");
             m.failInPlace(result.jobId(), result.attempt(), message, now);
+            live.counts().writeTo(m);
             s.commit();
         }
     }
@@ -234,13 +252,17 @@ public final class MyBatisAttemptStore implements AttemptStore {
         return failures.retryingDeadlocks(() -> {
             try (SqlSession s = sessions.openSession(false)) {
                 JobMapper m = s.getMapper(JobMapper.class);
+                LiveJobs live = LiveJobs.lock(
+                        m, ordered.stream().map(ClaimedAttempt::jobId).toList());
                 int given = 0;
                 for (ClaimedAttempt a : ordered) {
                     if (m.unclaim(a.jobId(), a.attempt(), node, now) == 1) {
+                        live.moveRunning(a.jobId(), a.attempt(), DELAYED);
                         m.deleteOpenExecution(a.jobId(), a.attempt());
                         given++;
                     }
                 }
+                live.counts().writeTo(m);
                 s.commit();
                 return given;
             }

@@ -53,12 +53,18 @@ public final class MyBatisJobMutations implements JobMutations {
         String token = tokens.next();
         try (SqlSession s = sessions.openSession(false)) {
             JobMapper m = s.getMapper(JobMapper.class);
-            if (m.markFinal(id, app, CANCELABLE, JobState.CANCELED.name(), "canceled", token, now) == 0) {
+            IdList ids = IdList.of(List.of(id));
+            // locked first: the state it leaves (DELAYED or RUNNING) is the count it leaves
+            List<LockedJobRow> before = m.lockLive(ids);
+            if (before.isEmpty()
+                    || m.markFinal(id, app, CANCELABLE, JobState.CANCELED.name(), "canceled", token, now) == 0) {
                 return Optional.empty();
             }
-            IdList ids = IdList.of(List.of(id));
             m.copyToBacklog(ids, token, now);
             m.deleteLive(ids, token);
+            LiveCountDeltas counts = new LiveCountDeltas();
+            counts.removed(before.get(0).app, before.get(0).service, before.get(0).state);
+            counts.writeTo(m);
             JobRow row = m.findFinal(id);
             s.commit();
             return Optional.of(JobRows.toJob(row));
@@ -80,6 +86,9 @@ public final class MyBatisJobMutations implements JobMutations {
                 return Optional.empty();
             }
             JobRow row = m.findLive(id);
+            LiveCountDeltas counts = new LiveCountDeltas();
+            counts.added(row.app, row.service, row.state);
+            counts.writeTo(m);
             s.commit();
             return Optional.of(JobRows.toJob(row));
         }

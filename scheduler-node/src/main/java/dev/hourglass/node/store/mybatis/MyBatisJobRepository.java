@@ -102,6 +102,9 @@ public final class MyBatisJobRepository implements JobRepository {
             }
             if (!rows.isEmpty()) {
                 m.insertAll(rows);
+                LiveCountDeltas counts = new LiveCountDeltas();
+                rows.forEach(r -> counts.added(r.app, r.service, r.state));
+                counts.writeTo(m);
             }
             s.commit();
             return answers;

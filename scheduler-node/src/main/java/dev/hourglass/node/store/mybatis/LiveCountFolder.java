@@ -1,0 +1,108 @@
+package dev.hourglass.node.store.mybatis;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.ibatis.session.SqlSession;
+import org.apache.ibatis.session.SqlSessionFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Folds the committed live-count deltas into {@code hg_live_count} (V5__live_counts.sql), so that
+ * a count reads the few folded rows plus at most about a second of deltas.
+ *
+ * <p>Every node runs it; the {@code hg_lock} row makes one fold at a time cluster-wide, so a
+ * delta is never added twice. A fold reads committed deltas only and deletes exactly the ones it
+ * read, in one transaction with the counts it adds them to: a delta of a transaction still open
+ * is left for the next fold, and a failed fold leaves everything as it was. Counts are exact
+ * whether folding runs or not; folding only keeps the delta table, and so the read, small.
+ */
+public final class LiveCountFolder implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LiveCountFolder.class);
+    /** Deltas per fold transaction: short enough not to hold the lock row for long. */
+    static final int BATCH = 5_000;
+
+    private final SqlSessionFactory sessions;
+    private final long intervalMs;
+    private ScheduledExecutorService thread;
+
+    public LiveCountFolder(SqlSessionFactory sessions, long intervalMs) {
+        this.sessions = sessions;
+        this.intervalMs = intervalMs;
+    }
+
+    public synchronized void start() {
+        thread = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "hourglass-count-fold");
+            t.setDaemon(true);
+            return t;
+        });
+        thread.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        foldAll();
+                    } catch (RuntimeException e) {
+                        LOG.warn("folding the live counts failed; the next run goes on: {}", e.toString());
+                    }
+                },
+                intervalMs,
+                intervalMs,
+                TimeUnit.MILLISECONDS);
+    }
+
+    /** Folds until fewer than a batch of deltas is left; the number of deltas folded. */
+    public long foldAll() {
+        long folded = 0;
+        int batch;
+        do {
+            batch = foldOnce();
+            folded += batch;
+        } while (batch == BATCH && !Thread.currentThread().isInterrupted());
+        return folded;
+    }
+
+    /** One fold transaction of at most {@link #BATCH} deltas, oldest first; how many it folded. */
+    int foldOnce() {
+        try (SqlSession s = sessions.openSession(false)) {
+            JobMapper m = s.getMapper(JobMapper.class);
+            m.lockForFold();
+            List<CountDeltaRow> deltas = m.oldestCountDeltas(BATCH);
+            if (deltas.isEmpty()) {
+                s.commit();
+                return 0;
+            }
+            LiveCountDeltas sums = new LiveCountDeltas();
+            List<Long> ids = new ArrayList<>(deltas.size());
+            for (CountDeltaRow d : deltas) {
+                ids.add(d.id);
+                sums.add(d.app, d.service, d.state, d.delta);
+            }
+            // in key order: two writers of hg_live_count would lock its rows in the same order
+            for (CountDeltaRow sum : sums.nonZero()) {
+                if (m.addToCount(sum.app, sum.service, sum.state, sum.delta) == 0) {
+                    m.insertCount(sum.app, sum.service, sum.state, sum.delta);
+                }
+            }
+            m.deleteCountDeltas(IdList.of(ids));
+            m.deleteEmptyCounts();
+            s.commit();
+            return deltas.size();
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (thread != null) {
+            thread.shutdownNow();
+            try {
+                thread.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            thread = null;
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package dev.hourglass.node.store.mybatis;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Live jobs a transaction has locked, kept in step with the conditional updates it makes, so
+ * that the live-count deltas it writes are exactly what those updates did — also in a JDBC batch,
+ * where the updates' row counts are not known before the commit (and some drivers never tell).
+ */
+final class LiveJobs {
+    private final Map<Long, LockedJobRow> byId = new HashMap<>();
+    private final LiveCountDeltas counts = new LiveCountDeltas();
+
+    private LiveJobs() {}
+
+    /** Locks the live ones of {@code jobIds} (ascending, as every transaction here takes them). */
+    static LiveJobs lock(JobMapper m, List<Long> jobIds) {
+        LiveJobs live = new LiveJobs();
+        if (!jobIds.isEmpty()) {
+            m.lockLive(IdList.of(jobIds)).forEach(r -> live.byId.put(r.id, r));
+        }
+        return live;
+    }
+
+    /**
+     * Mirrors an update conditional on "attempt {@code attempt} of the job is RUNNING": if that
+     * holds, the job moves to {@code to}, or leaves the live table when {@code to} is null.
+     */
+    void moveRunning(long jobId, int attempt, String to) {
+        LockedJobRow r = byId.get(jobId);
+        if (r == null || r.attempts != attempt || !"RUNNING".equals(r.state)) {
+            return;
+        }
+        counts.removed(r.app, r.service, r.state);
+        if (to == null) {
+            byId.remove(jobId);
+        } else {
+            counts.added(r.app, r.service, to);
+            r.state = to;
+        }
+    }
+
+    LiveCountDeltas counts() {
+        return counts;
+    }
+}
