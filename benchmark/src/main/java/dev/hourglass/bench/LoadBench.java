@@ -1,5 +1,6 @@
 package dev.hourglass.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hourglass.api.CallbackResult;
@@ -23,6 +24,7 @@ import java.util.concurrent.locks.LockSupport;
  * LoadBench --node http://127.0.0.1:8080 --admin TOKEN --workload burst   [--jobs 20000]
  * LoadBench --node ... --admin ... --workload steady  [--rate 500] [--seconds 60] [--delay-ms 5000]
  * LoadBench --node ... --admin ... --workload pending [--pending 1000000] [--rate 500] [--seconds 60]
+ * LoadBench --node ... --admin ... --workload stats   [--pending 10000000] --jdbc URL
  * </pre>
  */
 public final class LoadBench {
@@ -117,7 +119,8 @@ public final class LoadBench {
             case "steady" -> steady((int) opt("rate", 500), (int) opt("seconds", 60), opt("delay-ms", 5_000));
             case "pending" ->
                 pending((int) opt("pending", 1_000_000), (int) opt("rate", 500), (int) opt("seconds", 60));
-            default -> throw new IllegalArgumentException("workload is burst, steady or pending");
+            case "stats" -> stats(app, (int) opt("pending", 10_000_000));
+            default -> throw new IllegalArgumentException("workload is burst, steady, pending or stats");
         };
     }
 
@@ -197,6 +200,50 @@ public final class LoadBench {
         heap.put("liveAfterPending", afterLoad[0]);
         heap.put("liveAfterSteady", after[0]);
         heap.put("usedAfterSteady", after[1]);
+        return out;
+    }
+
+    /**
+     * The stats read at a size the API would take long to submit: {@code pending} jobs due a day
+     * or more ahead, written straight into the live table in chunks of a million (with the
+     * live-count delta the node's own inserts write), then {@link #statsLatency}.
+     */
+    private ObjectNode stats(String app, int pending) {
+        String jdbc = opts.get("jdbc");
+        if (jdbc == null) {
+            throw new IllegalArgumentException("the stats workload needs --jdbc (benchmark/run.sh passes it)");
+        }
+        long far = System.currentTimeMillis() + 86_400_000L;
+        long started = System.currentTimeMillis();
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(jdbc, "root", "");
+                java.sql.Statement st = c.createStatement()) {
+            st.execute("SET SESSION max_recursive_iterations = 1000001");
+            for (int done = 0; done < pending; done += 1_000_000) {
+                int chunk = Math.min(1_000_000, pending - done);
+                st.executeUpdate("INSERT INTO job_delay_task (id, app, service, shard, state, fire_at, due_at,"
+                        + " attempts, budget_base, max_attempts, timeout_ms, payload, version, created_at, updated_at)"
+                        + " SELECT " + (8_000_000_000L + done) + " + s.n, '" + app + "', '" + service
+                        + "', s.n % 64, 'DELAYED', " + far + " + s.n % 3600000, " + far + " + s.n % 3600000,"
+                        + " 0, 0, 3, 30000, '{\"i\":1}', 0, " + started + ", " + started
+                        + " FROM (WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < " + chunk
+                        + ") SELECT n FROM s) s");
+                st.executeUpdate("INSERT INTO hg_live_count_delta (app, service, state, delta) VALUES ('" + app + "', '"
+                        + service + "', 'DELAYED', " + chunk + ")");
+                System.err.printf("seeded %,d of %,d%n", done + chunk, pending);
+            }
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException("seeding failed", e);
+        }
+        long seedMs = System.currentTimeMillis() - started;
+        sleep(3_000); // a fold or two
+        ObjectNode out = JSON.createObjectNode();
+        out.put("workload", "stats");
+        out.put("pendingJobs", pending);
+        out.put("seedMs", seedMs);
+        JsonNode live =
+                api.call("GET", "/api/v1/stats", opts.get("admin"), null).get("liveByService");
+        out.set("liveByService", live);
+        out.set("statsMs", statsLatency(200));
         return out;
     }
 
