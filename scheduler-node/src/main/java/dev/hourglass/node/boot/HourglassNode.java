@@ -1,6 +1,9 @@
 package dev.hourglass.node.boot;
 
 import dev.hourglass.api.DelayJobService;
+import dev.hourglass.node.alert.AlertMetrics;
+import dev.hourglass.node.alert.AlertMonitor;
+import dev.hourglass.node.alert.HttpWebhookSender;
 import dev.hourglass.node.api.dubbo.DubboJobService;
 import dev.hourglass.node.api.http.HttpApi;
 import dev.hourglass.node.api.http.NodeStatus;
@@ -13,6 +16,7 @@ import dev.hourglass.node.cluster.ClusterView;
 import dev.hourglass.node.cluster.CuratorCoordinator;
 import dev.hourglass.node.cluster.EmbeddedZooKeeper;
 import dev.hourglass.node.cluster.Member;
+import dev.hourglass.node.config.ConfigException;
 import dev.hourglass.node.config.NodeConfig;
 import dev.hourglass.node.dispatch.DispatchRouter;
 import dev.hourglass.node.dispatch.dubbo.DubboCallbackDispatcher;
@@ -34,8 +38,10 @@ import dev.hourglass.node.shard.LimitShares;
 import dev.hourglass.node.shard.ShardOwnership;
 import dev.hourglass.node.shard.ShardPlacement;
 import dev.hourglass.node.store.h2.StandaloneH2;
+import dev.hourglass.node.store.mybatis.ConnectionAdvice;
 import dev.hourglass.node.store.mybatis.Database;
 import dev.hourglass.node.store.mybatis.LiveCountFolder;
+import dev.hourglass.node.store.mybatis.MyBatisAlertStore;
 import dev.hourglass.node.store.mybatis.MyBatisAppRepository;
 import dev.hourglass.node.store.mybatis.MyBatisAttemptStore;
 import dev.hourglass.node.store.mybatis.MyBatisJobMutations;
@@ -92,6 +98,7 @@ public final class HourglassNode implements AutoCloseable {
     private final ShardOwnership shards;
     private final RetentionSweep retention;
     private final LiveCountFolder liveCounts;
+    private final AlertMonitor alerts;
     private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
     private volatile boolean ready;
     private final Map<Long, Integer> shares = new java.util.concurrent.ConcurrentHashMap<>();
@@ -116,6 +123,7 @@ public final class HourglassNode implements AutoCloseable {
             var sessions = database.sessions(); // the API's pool; the engine has its own
             var sqlFailures = new SqlFailures();
             var jobRepository = new MyBatisJobRepository(sessions, sqlFailures);
+            var alertStore = new MyBatisAlertStore(sessions);
             var serviceRepository = new MyBatisServiceRepository(sessions);
             var appRepository = new MyBatisAppRepository(sessions);
             var targets = new DeliveryTargets(appRepository);
@@ -254,7 +262,9 @@ public final class HourglassNode implements AutoCloseable {
                             targets,
                             new Status(),
                             metrics,
-                            registry)
+                            registry,
+                            alertStore,
+                            clock)
                     .start();
             if (dubbo != null) {
                 dubbo.start(Map.of(DelayJobService.class, new DubboJobService(jobs, tenants)));
@@ -277,6 +287,19 @@ public final class HourglassNode implements AutoCloseable {
             retention.start();
             this.liveCounts = new LiveCountFolder(sessions, LIVE_COUNT_FOLD_MS);
             liveCounts.start();
+            this.alerts = new AlertMonitor(
+                    alertStore,
+                    serviceRepository,
+                    coordinator,
+                    nodeId,
+                    clock,
+                    new HttpWebhookSender(
+                            allowList, clock, java.time.Duration.ofMillis(config.alerts.webhookTimeoutMs)),
+                    new AlertMetrics(registry),
+                    config.cluster.shards,
+                    config.alerts.evaluateEveryMs,
+                    config.alerts.webhookTimeoutMs);
+            alerts.start();
             ready = true;
         } catch (Exception ex) {
             stopWhatStarted();
@@ -302,7 +325,17 @@ public final class HourglassNode implements AutoCloseable {
             DataDirectory.createPrivate(dir);
             return StandaloneH2.open(dir, api, engine, registry);
         }
-        return new Database(config.database.url, config.database.user, config.database.password, api, engine, registry);
+        try {
+            return new Database(
+                    config.database.url, config.database.user, config.database.password, api, engine, registry);
+        } catch (RuntimeException e) {
+            // the failures a first start commonly meets get what to change instead of a stack trace
+            var advice = ConnectionAdvice.forFailure(e, config.database.url);
+            if (advice.isPresent()) {
+                throw new ConfigException("database.url: " + advice.get(), e);
+            }
+            throw e;
+        }
     }
 
     /**
@@ -333,6 +366,7 @@ public final class HourglassNode implements AutoCloseable {
     /** A start that failed half-way: stop what it started, in reverse order. */
     private void stopWhatStarted() {
         for (AutoCloseable part : new AutoCloseable[] {
+            alerts,
             liveCounts,
             retention,
             http,
@@ -440,6 +474,7 @@ public final class HourglassNode implements AutoCloseable {
         StopSequence stop = new StopSequence(LOG, grace + STOP_BEYOND_GRACE_MS);
         stop.step("retention", 1_000, retention::close);
         stop.step("live-count folding", 1_000, liveCounts::close);
+        stop.step("alerts", 1_000, alerts::close);
         stop.step("HTTP server", 1_000, http::close);
         stop.step("leaving the cluster", 2_000, coordinator::close);
         stop.step("giving up shards", 1_000, () -> shards.replace(List.of()));
@@ -460,6 +495,7 @@ public final class HourglassNode implements AutoCloseable {
         StopSequence stop = new StopSequence(LOG, STOP_BEYOND_GRACE_MS);
         stop.step("retention", 1_000, retention::close);
         stop.step("live-count folding", 1_000, liveCounts::close);
+        stop.step("alerts", 1_000, alerts::close);
         stop.step("firing", 1_000, engine::halt);
         stop.step("leaving the cluster", 1_000, coordinator::close);
         stop.step("HTTP server", 1_000, http::close);

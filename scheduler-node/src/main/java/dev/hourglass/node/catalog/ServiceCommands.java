@@ -31,6 +31,8 @@ public final class ServiceCommands {
     private static final int MAX_ALERT_FAILURES = 1_000_000;
     /** 30 days: an alert window longer than that counts failures nobody connects any more. */
     private static final int MAX_ALERT_WINDOW_SECONDS = 30 * 24 * 3600;
+    /** The latest attempts read to judge a streak: more would make every evaluation a long read. */
+    public static final int MAX_ALERT_CONSECUTIVE = 1_000;
 
     private final ServiceCatalog catalog;
     private final CallbackAllowList allowList;
@@ -96,6 +98,15 @@ public final class ServiceCommands {
         if (alert != null) {
             within("alert.failures", alert.failures(), null, 1, MAX_ALERT_FAILURES);
             within("alert.windowSeconds", alert.windowSeconds(), null, 1, MAX_ALERT_WINDOW_SECONDS);
+            if (alert.consecutiveFailures() != null) {
+                within("alert.consecutiveFailures", alert.consecutiveFailures(), null, 1, MAX_ALERT_CONSECUTIVE);
+            }
+            if (alert.overdueSeconds() != null) {
+                within("alert.overdueSeconds", alert.overdueSeconds(), null, 1, MAX_ALERT_WINDOW_SECONDS);
+            }
+            if (alert.webhook() != null) {
+                webhookUrl(alert.webhook());
+            }
         }
         long now = clock.millis();
         return catalog.put(new ServiceDefinition(
@@ -157,19 +168,27 @@ public final class ServiceCommands {
     }
 
     private String httpUrl(String value) {
-        String url = required("url", value);
+        return allowedHttpUrl("url", required("url", value));
+    }
+
+    /** An alert webhook is called like a callback, so the same allow-list applies. */
+    private String webhookUrl(String value) {
+        return allowedHttpUrl("alert.webhook", value);
+    }
+
+    private String allowedHttpUrl(String field, String url) {
         URI uri;
         try {
             uri = URI.create(url);
         } catch (IllegalArgumentException e) {
-            throw HourglassException.invalid("url", "url is not a valid URI");
+            throw HourglassException.invalid(field, field + " is not a valid URI");
         }
         if (!List.of("http", "https").contains(String.valueOf(uri.getScheme()).toLowerCase(Locale.ROOT))
                 || uri.getHost() == null) {
-            throw HourglassException.invalid("url", "url must be an absolute http(s) URL");
+            throw HourglassException.invalid(field, field + " must be an absolute http(s) URL");
         }
         if (!allowList.allows(uri)) {
-            throw HourglassException.invalid("url", "host " + uri.getHost() + " is not on the callback allow-list");
+            throw HourglassException.invalid(field, "host " + uri.getHost() + " is not on the callback allow-list");
         }
         return url;
     }

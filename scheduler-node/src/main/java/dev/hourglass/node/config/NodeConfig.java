@@ -30,6 +30,7 @@ public class NodeConfig {
     public Auth auth = new Auth();
     public Kafka kafka = new Kafka();
     public Retention retention = new Retention();
+    public Alerts alerts = new Alerts();
     /** Hosts and CIDRs allowed as HTTP callback targets. */
     public List<String> callbackAllow = new ArrayList<>(List.of("127.0.0.1", "localhost"));
 
@@ -93,6 +94,14 @@ public class NodeConfig {
         public long batchPauseMs = 100;
         /** Most batches per table in one run: a run's work is bounded even far behind. */
         public int maxBatchesPerRun = 250;
+    }
+
+    /** Alert evaluation and webhook notification (docs/alerts.md); the master does both. */
+    public static class Alerts {
+        /** How often the master evaluates every service's alert policy and sends owed webhooks. */
+        public long evaluateEveryMs = 10_000;
+        /** A webhook request that takes longer fails and is retried. */
+        public long webhookTimeoutMs = 10_000;
     }
 
     public static class Limits {
@@ -222,6 +231,14 @@ public class NodeConfig {
                 errors,
                 limits.maxAttributes >= 0 && limits.maxAttributes <= 256,
                 "limits.maxAttributes must be in 0..256");
+        check(
+                errors,
+                alerts.evaluateEveryMs >= 100 && alerts.evaluateEveryMs <= 3_600_000,
+                "alerts.evaluateEveryMs must be in 100..3600000");
+        check(
+                errors,
+                alerts.webhookTimeoutMs >= 100 && alerts.webhookTimeoutMs <= 60_000,
+                "alerts.webhookTimeoutMs must be in 100..60000");
         check(errors, retention.executionLogDays >= 0, "retention.executionLogDays must not be negative (0: keep)");
         check(errors, retention.backlogDays >= 0, "retention.backlogDays must not be negative (0: keep)");
         check(errors, retention.intervalMs >= 1_000, "retention.intervalMs must be at least 1000");

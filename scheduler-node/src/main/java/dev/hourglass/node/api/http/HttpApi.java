@@ -2,6 +2,7 @@ package dev.hourglass.node.api.http;
 
 import dev.hourglass.api.ErrorCode;
 import dev.hourglass.api.HourglassException;
+import dev.hourglass.node.alert.AlertStore;
 import dev.hourglass.node.catalog.ServiceCommands;
 import dev.hourglass.node.catalog.ServiceRepository;
 import dev.hourglass.node.job.JobRepository;
@@ -14,6 +15,7 @@ import dev.hourglass.node.tenant.Tenants;
 import io.javalin.Javalin;
 import io.javalin.http.HttpResponseException;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,12 +41,15 @@ public final class HttpApi implements AutoCloseable {
             DeliveryTargets targets,
             NodeStatus node,
             FiringMetrics metrics,
-            PrometheusMeterRegistry prometheus) {
+            PrometheusMeterRegistry prometheus,
+            AlertStore alerts,
+            Clock clock) {
         Callers callers = new Callers(tenants);
         JobRoutes jobRoutes = new JobRoutes(jobs, callers);
         ServiceRoutes serviceRoutes = new ServiceRoutes(services, serviceRepository, callers);
         AppRoutes appRoutes = new AppRoutes(tenants, targets, callers);
         OpsRoutes opsRoutes = new OpsRoutes(node, jobRepository, metrics, prometheus, callers);
+        AlertRoutes alertRoutes = new AlertRoutes(alerts, callers, clock);
         this.app = Javalin.create(cfg -> {
             cfg.startup.showJavalinBanner = false;
             cfg.startup.showOldJavalinVersionWarning = false;
@@ -56,6 +61,7 @@ public final class HttpApi implements AutoCloseable {
             serviceRoutes.register(cfg.routes);
             appRoutes.register(cfg.routes);
             opsRoutes.register(cfg.routes);
+            alertRoutes.register(cfg.routes);
             cfg.routes.exception(HourglassException.class, (e, ctx) -> {
                 if (e instanceof RateLimitedException limited) {
                     ctx.header("Retry-After", Long.toString(limited.retryAfterSeconds()));

@@ -18,7 +18,6 @@ import dev.hourglass.node.manage.JobManager;
 import dev.hourglass.node.tenant.Caller;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
-import java.math.BigInteger;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -136,7 +135,7 @@ final class JobRoutes {
     private void search(Context ctx) {
         Caller caller = callers.of(ctx);
         String app = callers.scope(ctx, caller);
-        int limit = intParam(ctx, "limit", 50);
+        int limit = QueryParams.integer(ctx, "limit", 50);
         if (limit < 1 || limit > 500) {
             throw HourglassException.invalid("limit", "limit must be in 1..500");
         }
@@ -158,8 +157,8 @@ final class JobRoutes {
                 bizKey,
                 state,
                 ctx.queryParam("service"),
-                timeParam(ctx, "fireFrom"),
-                timeParam(ctx, "fireTo"),
+                QueryParams.time(ctx, "fireFrom"),
+                QueryParams.time(ctx, "fireTo"),
                 limit,
                 cursor));
         List<JsonNode> items = new ArrayList<>();
@@ -169,32 +168,6 @@ final class JobRoutes {
         ObjectNode out = Json.items(items);
         out.put("nextCursor", page.nextCursor());
         Respond.ok(ctx, out);
-    }
-
-    private static int intParam(Context ctx, String name, int dflt) {
-        String v = ctx.queryParam(name);
-        if (v == null) {
-            return dflt;
-        }
-        try {
-            return Integer.parseInt(v);
-        } catch (NumberFormatException e) {
-            throw HourglassException.invalid(name, name + " must be a whole number");
-        }
-    }
-
-    private static Long timeParam(Context ctx, String name) {
-        String v = ctx.queryParam(name);
-        if (v == null) {
-            return null;
-        }
-        JsonNode node = v.matches("-?\\d+")
-                ? Json.MAPPER.getNodeFactory().numberNode(new BigInteger(v)) // one beyond a long: 400
-                : Json.MAPPER.getNodeFactory().textNode(v);
-        ObjectNode holder = Json.object();
-        holder.set(name, node);
-        Instant t = JsonFields.of(holder, Set.of(name)).time(name);
-        return t.toEpochMilli();
     }
 
     private void reschedule(Context ctx) {

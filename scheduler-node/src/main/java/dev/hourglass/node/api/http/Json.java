@@ -104,6 +104,8 @@ final class Json {
             ObjectNode alert = n.putObject("alert");
             alert.put("failures", s.alert().failures());
             alert.put("windowSeconds", s.alert().windowSeconds());
+            alert.put("consecutiveFailures", s.alert().consecutiveFailures());
+            alert.put("overdueSeconds", s.alert().overdueSeconds());
             alert.put("webhook", s.alert().webhook());
         }
         n.put("createdAt", time(s.createdAt()));

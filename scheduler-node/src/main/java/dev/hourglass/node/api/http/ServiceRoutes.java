@@ -68,13 +68,18 @@ final class ServiceRoutes {
             throw dev.hourglass.api.HourglassException.invalid("name", "name in the body differs from the path");
         }
         JsonFields backoff = f.object("backoff", Set.of("initialMs", "multiplier", "maxMs"));
-        JsonFields alert = f.object("alert", Set.of("failures", "windowSeconds", "webhook"));
+        JsonFields alert = f.object(
+                "alert", Set.of("failures", "windowSeconds", "consecutiveFailures", "overdueSeconds", "webhook"));
         AlertPolicy alertPolicy = null;
         if (alert != null) {
             Integer failures = alert.int32("failures");
             Integer window = alert.int32("windowSeconds");
             alertPolicy = new AlertPolicy(
-                    failures == null ? 10 : failures, window == null ? 300 : window, alert.string("webhook"));
+                    failures == null ? 10 : failures,
+                    window == null ? 300 : window,
+                    alert.int32("consecutiveFailures"),
+                    alert.int32("overdueSeconds"),
+                    alert.string("webhook"));
         }
         ServiceSpec spec = new ServiceSpec(
                 f.string("protocol"),

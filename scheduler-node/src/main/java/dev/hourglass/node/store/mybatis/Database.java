@@ -105,6 +105,7 @@ public final class Database implements AutoCloseable {
         configuration.addMapper(ServiceMapper.class);
         configuration.addMapper(AppMapper.class);
         configuration.addMapper(RetentionMapper.class);
+        configuration.addMapper(AlertMapper.class);
         return new UnavailabilityTranslator(new SqlSessionFactoryBuilder().build(configuration));
     }
 

@@ -87,6 +87,8 @@ public final class MyBatisServiceRepository implements ServiceRepository {
             r.alertFailures = d.alert().failures();
             r.alertWindowS = d.alert().windowSeconds();
             r.alertWebhook = d.alert().webhook();
+            r.alertConsecutive = d.alert().consecutiveFailures();
+            r.alertOverdueS = d.alert().overdueSeconds();
         }
         r.createdAt = d.createdAt();
         r.updatedAt = d.updatedAt();
@@ -96,7 +98,12 @@ public final class MyBatisServiceRepository implements ServiceRepository {
     private static ServiceDefinition toDefinition(ServiceRow r) {
         AlertPolicy alert = r.alertFailures == null
                 ? null
-                : new AlertPolicy(r.alertFailures, r.alertWindowS == null ? 300 : r.alertWindowS, r.alertWebhook);
+                : new AlertPolicy(
+                        r.alertFailures,
+                        r.alertWindowS == null ? 300 : r.alertWindowS,
+                        r.alertConsecutive,
+                        r.alertOverdueS,
+                        r.alertWebhook);
         return new ServiceDefinition(
                 r.app,
                 r.name,

@@ -20,6 +20,8 @@ public class ServiceRow {
     public Integer alertFailures;
     public Integer alertWindowS;
     public String alertWebhook;
+    public Integer alertConsecutive;
+    public Integer alertOverdueS;
     public long createdAt;
     public long updatedAt;
 }

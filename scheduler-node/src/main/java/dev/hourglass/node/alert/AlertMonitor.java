@@ -1,0 +1,249 @@
+package dev.hourglass.node.alert;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hourglass.node.catalog.AlertPolicy;
+import dev.hourglass.node.catalog.ServiceDefinition;
+import dev.hourglass.node.catalog.ServiceRepository;
+import dev.hourglass.node.cluster.ClusterView;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Evaluates every service's alert policy and sends the webhook notifications alerts are owed
+ * (docs/alerts.md).
+ *
+ * <p>Who: the master only, so each condition is judged once cluster-wide; the store's unique key
+ * on open alerts keeps it one alert even if two nodes judge at once while the master changes.
+ * Every node reads the FIRING alerts for its metrics. What: measures from the store (failed jobs
+ * in the backlog, the service's latest attempts, the oldest waiting jobs), so a condition seen by
+ * one master is seen by the next. Notifications are an outbox in the alert rows: one is owed while
+ * the state the webhook last accepted differs from the alert's; a failed one is retried with
+ * backoff for as long as it is owed. They are sent on this thread, never on a firing thread.
+ */
+public final class AlertMonitor implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(AlertMonitor.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * Waiting jobs read per shard to find overdue services: bounded, so a huge backlog costs one
+     * page. A service whose overdue jobs are all younger than this many older ones of other
+     * services in every shard is seen only once those are gone (the older ones alert meanwhile).
+     */
+    static final int OVERDUE_SCAN_PER_SHARD = 200;
+
+    private final AlertStore store;
+    private final ServiceRepository services;
+    private final ClusterView cluster;
+    private final String nodeId;
+    private final Clock clock;
+    private final WebhookSender sender;
+    private final Consumer<List<Alert>> firingListener;
+    private final long everyMs;
+    private final long webhookTimeoutMs;
+    private final int shards;
+    private ScheduledExecutorService thread;
+
+    /**
+     * @param firingListener told the FIRING alerts after every run, on every node (metrics)
+     * @param shards the cluster's shard count: overdue jobs are looked for shard by shard
+     */
+    public AlertMonitor(
+            AlertStore store,
+            ServiceRepository services,
+            ClusterView cluster,
+            String nodeId,
+            Clock clock,
+            WebhookSender sender,
+            Consumer<List<Alert>> firingListener,
+            int shards,
+            long everyMs,
+            long webhookTimeoutMs) {
+        this.store = store;
+        this.services = services;
+        this.cluster = cluster;
+        this.nodeId = nodeId;
+        this.clock = clock;
+        this.sender = sender;
+        this.firingListener = firingListener;
+        this.shards = shards;
+        this.everyMs = everyMs;
+        this.webhookTimeoutMs = webhookTimeoutMs;
+    }
+
+    public synchronized void start() {
+        thread = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "hourglass-alerts");
+            t.setDaemon(true);
+            return t;
+        });
+        thread.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        runOnce();
+                    } catch (RuntimeException e) {
+                        LOG.warn("alert run failed; the next run goes on: {}", e.toString());
+                    }
+                },
+                everyMs,
+                everyMs,
+                TimeUnit.MILLISECONDS);
+    }
+
+    private boolean isMaster() {
+        return cluster.isConnected() && nodeId.equals(cluster.master());
+    }
+
+    /** One run: judge and notify (the master), then tell the listener what is firing (every node). */
+    public void runOnce() {
+        if (isMaster()) {
+            evaluate();
+            notifyOwed();
+        }
+        firingListener.accept(store.firing());
+    }
+
+    /** Opens alerts whose condition holds and resolves those whose condition cleared. */
+    void evaluate() {
+        long now = clock.millis();
+        List<ServiceDefinition> watched =
+                services.list(null).stream().filter(s -> s.alert() != null).toList();
+        Map<String, Long> oldestOverdue = Map.of();
+        long shortestOverdueMs = watched.stream()
+                .map(s -> s.alert().overdueSeconds())
+                .filter(o -> o != null)
+                .mapToLong(o -> o * 1_000L)
+                .min()
+                .orElse(-1);
+        if (shortestOverdueMs >= 0) {
+            oldestOverdue = store.oldestOverdue(shards, now - shortestOverdueMs, OVERDUE_SCAN_PER_SHARD);
+        }
+        Map<String, Alert> open = new HashMap<>();
+        store.firing().forEach(a -> open.put(a.serviceKey() + "/" + a.kind(), a));
+        for (ServiceDefinition s : watched) {
+            AlertPolicy policy = s.alert();
+            String key = s.app() + "/" + s.name();
+            Long oldest = oldestOverdue.get(key);
+            AlertRules.Observation seen = new AlertRules.Observation(
+                    store.failedJobsSince(s.app(), s.name(), now - policy.windowSeconds() * 1_000L),
+                    policy.consecutiveFailures() == null
+                            ? 0
+                            : store.failedStreak(s.app(), s.name(), policy.consecutiveFailures()),
+                    oldest == null ? 0 : Math.max(0, now - oldest));
+            for (AlertRules.Check check : AlertRules.check(policy, seen)) {
+                Alert current = open.remove(key + "/" + check.kind());
+                if (check.holds() && current == null) {
+                    Alert opened = new Alert(
+                            0,
+                            s.app(),
+                            s.name(),
+                            check.kind(),
+                            Alert.State.FIRING,
+                            check.threshold(),
+                            check.observed(),
+                            check.message(),
+                            now,
+                            null,
+                            null,
+                            null,
+                            policy.webhook(),
+                            null,
+                            0,
+                            policy.webhook() == null ? null : now,
+                            null);
+                    if (store.open(opened)) {
+                        LOG.warn("alert FIRING: {} {}: {}", key, check.kind(), check.message());
+                    }
+                } else if (!check.holds() && current != null) {
+                    store.resolve(current.id(), now);
+                    LOG.info("alert RESOLVED: {} {}: {}", key, check.kind(), check.message());
+                }
+            }
+        }
+        // what is left open has no condition any more: its service, or that part of its policy, is gone
+        for (Alert orphan : open.values()) {
+            store.resolve(orphan.id(), now);
+            LOG.info("alert RESOLVED: {} {}: no longer watched", orphan.serviceKey(), orphan.kind());
+        }
+    }
+
+    /** Sends what the webhooks are owed, each alert's current state; failures are retried later. */
+    void notifyOwed() {
+        long now = clock.millis();
+        for (Alert a : store.owedNotifications(now, 100)) {
+            if (!isMaster()) {
+                return;
+            }
+            if (!store.takeNotification(a.id(), a.nextNotifyAt(), now + webhookTimeoutMs + 5_000)) {
+                continue; // another node took it
+            }
+            String secret = services.find(a.app(), a.service())
+                    .map(ServiceDefinition::signingSecret)
+                    .orElse(null);
+            String failure = secret == null
+                    ? "the service is gone: nothing to sign the notification with"
+                    : sender.send(a.webhook(), secret, a.id(), body(a));
+            long after = clock.millis();
+            if (failure == null) {
+                store.notified(a.id(), a.state(), after);
+            } else {
+                int attempts = a.notifyAttempts() + 1;
+                store.notifyFailed(
+                        a.id(), a.state(), attempts, after + AlertRules.retryDelayMs(attempts), failure, after);
+                LOG.warn(
+                        "alert {} ({} {}): webhook failed (attempt {}): {}",
+                        a.id(),
+                        a.serviceKey(),
+                        a.kind(),
+                        attempts,
+                        failure);
+            }
+        }
+    }
+
+    /** The webhook's JSON body (docs/alerts.md). */
+    static byte[] body(Alert a) {
+        ObjectNode n = JSON.createObjectNode();
+        n.put("id", Long.toString(a.id()));
+        n.put("app", a.app());
+        n.put("service", a.service());
+        n.put("kind", a.kind().name());
+        n.put("state", a.state().name());
+        n.put("observed", a.observed());
+        n.put("threshold", a.threshold());
+        n.put("message", a.message());
+        n.put("firedAt", Instant.ofEpochMilli(a.firedAt()).toString());
+        n.put(
+                "resolvedAt",
+                a.resolvedAt() == null
+                        ? null
+                        : Instant.ofEpochMilli(a.resolvedAt()).toString());
+        try {
+            return JSON.writeValueAsString(n).getBytes(StandardCharsets.UTF_8);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (thread != null) {
+            thread.shutdownNow();
+            try {
+                thread.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            thread = null;
+        }
+    }
+}

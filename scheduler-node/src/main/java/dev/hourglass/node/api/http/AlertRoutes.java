@@ -1,0 +1,108 @@
+package dev.hourglass.node.api.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hourglass.api.HourglassException;
+import dev.hourglass.node.alert.Alert;
+import dev.hourglass.node.alert.AlertStore;
+import dev.hourglass.node.tenant.Caller;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * {@code /api/v1/alerts} (docs/alerts.md): the alert history, newest first in cursor pages, and the
+ * acknowledge action. An app token sees and acknowledges its own app's alerts only.
+ */
+final class AlertRoutes {
+    private final AlertStore alerts;
+    private final Callers callers;
+    private final Clock clock;
+
+    AlertRoutes(AlertStore alerts, Callers callers, Clock clock) {
+        this.alerts = alerts;
+        this.callers = callers;
+        this.clock = clock;
+    }
+
+    void register(RoutesConfig r) {
+        r.get("/api/v1/alerts", this::search);
+        r.post("/api/v1/alerts/{id}/ack", this::acknowledge);
+    }
+
+    private void search(Context ctx) {
+        Caller caller = callers.of(ctx);
+        String app = callers.scope(ctx, caller);
+        int limit = QueryParams.integer(ctx, "limit", 50);
+        if (limit < 1 || limit > 500) {
+            throw HourglassException.invalid("limit", "limit must be in 1..500");
+        }
+        Alert.State state = null;
+        if (ctx.queryParam("state") != null) {
+            try {
+                state = Alert.State.valueOf(ctx.queryParam("state").toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw HourglassException.invalid("state", "state must be one of " + List.of(Alert.State.values()));
+            }
+        }
+        String cursor = ctx.queryParam("cursor");
+        if (cursor != null && !cursor.matches("\\d{1,19}")) {
+            throw HourglassException.invalid("cursor", "cursor is not one this API gave");
+        }
+        AlertStore.AlertPage page = alerts.search(new AlertStore.AlertQuery(
+                app,
+                ctx.queryParam("service"),
+                state,
+                QueryParams.time(ctx, "firedFrom"),
+                QueryParams.time(ctx, "firedTo"),
+                limit,
+                cursor == null ? null : Long.parseLong(cursor)));
+        List<JsonNode> items = new ArrayList<>();
+        page.items().forEach(a -> items.add(json(a)));
+        ObjectNode out = Json.items(items);
+        out.put("nextCursor", page.nextBeforeId() == null ? null : Long.toString(page.nextBeforeId()));
+        Respond.ok(ctx, out);
+    }
+
+    private void acknowledge(Context ctx) {
+        Caller caller = callers.of(ctx);
+        long id;
+        try {
+            id = Long.parseLong(ctx.pathParam("id"));
+        } catch (NumberFormatException e) {
+            throw HourglassException.invalid("id", "id must be an alert id");
+        }
+        String by = caller.isAdmin() ? "admin" : "app:" + caller.app();
+        Alert a = alerts.acknowledge(id, caller.isAdmin() ? null : caller.app(), by, clock.millis())
+                .orElseThrow(() -> HourglassException.notFound("alert " + id + " not found"));
+        Respond.ok(ctx, json(a));
+    }
+
+    static ObjectNode json(Alert a) {
+        ObjectNode n = Json.object();
+        n.put("id", Long.toString(a.id()));
+        n.put("app", a.app());
+        n.put("service", a.service());
+        n.put("kind", a.kind().name());
+        n.put("state", a.state().name());
+        n.put("observed", a.observed());
+        n.put("threshold", a.threshold());
+        n.put("message", a.message());
+        n.put("firedAt", Json.time(a.firedAt()));
+        n.put("resolvedAt", a.resolvedAt() == null ? null : Json.time(a.resolvedAt()));
+        n.put("acknowledgedBy", a.ackedBy());
+        n.put("acknowledgedAt", a.ackedAt() == null ? null : Json.time(a.ackedAt()));
+        ObjectNode webhook = n.putObject("notification");
+        webhook.put("webhook", a.webhook());
+        webhook.put(
+                "notifiedState",
+                a.notifiedState() == null ? null : a.notifiedState().name());
+        webhook.put("failedAttempts", a.notifyAttempts());
+        webhook.put("nextAttemptAt", a.nextNotifyAt() == null ? null : Json.time(a.nextNotifyAt()));
+        webhook.put("lastError", a.lastNotifyError());
+        return n;
+    }
+}

@@ -1,0 +1,40 @@
+package dev.hourglass.node.api.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hourglass.api.HourglassException;
+import io.javalin.http.Context;
+import java.math.BigInteger;
+import java.time.Instant;
+import java.util.Set;
+
+/** Query parameters of the list routes, checked like body fields (same errors, same time forms). */
+final class QueryParams {
+    private QueryParams() {}
+
+    static int integer(Context ctx, String name, int dflt) {
+        String v = ctx.queryParam(name);
+        if (v == null) {
+            return dflt;
+        }
+        try {
+            return Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            throw HourglassException.invalid(name, name + " must be a whole number");
+        }
+    }
+
+    static Long time(Context ctx, String name) {
+        String v = ctx.queryParam(name);
+        if (v == null) {
+            return null;
+        }
+        JsonNode node = v.matches("-?\\d+")
+                ? Json.MAPPER.getNodeFactory().numberNode(new BigInteger(v)) // one beyond a long: 400
+                : Json.MAPPER.getNodeFactory().textNode(v);
+        ObjectNode holder = Json.object();
+        holder.set(name, node);
+        Instant t = JsonFields.of(holder, Set.of(name)).time(name);
+        return t.toEpochMilli();
+    }
+}
