@@ -40,6 +40,8 @@ public final class AlertMonitor implements AutoCloseable {
      * services in every shard is seen only once those are gone (the older ones alert meanwhile).
      */
     static final int OVERDUE_SCAN_PER_SHARD = 200;
+    /** Time one run may spend sending notifications. */
+    static final long SENDING_PER_RUN_MS = 30_000;
 
     private final AlertStore store;
     private final ServiceRepository services;
@@ -117,7 +119,7 @@ public final class AlertMonitor implements AutoCloseable {
         long now = clock.millis();
         List<ServiceDefinition> watched =
                 services.list(null).stream().filter(s -> s.alert() != null).toList();
-        Map<String, Long> oldestOverdue = Map.of();
+        AlertStore.Overdue overdue = new AlertStore.Overdue(Map.of(), true);
         long shortestOverdueMs = watched.stream()
                 .map(s -> s.alert().overdueSeconds())
                 .filter(o -> o != null)
@@ -125,14 +127,17 @@ public final class AlertMonitor implements AutoCloseable {
                 .min()
                 .orElse(-1);
         if (shortestOverdueMs >= 0) {
-            oldestOverdue = store.oldestOverdue(shards, now - shortestOverdueMs, OVERDUE_SCAN_PER_SHARD);
+            overdue = store.oldestOverdue(shards, now - shortestOverdueMs, OVERDUE_SCAN_PER_SHARD);
         }
         Map<String, Alert> open = new HashMap<>();
         store.firing().forEach(a -> open.put(a.serviceKey() + "/" + a.kind(), a));
         for (ServiceDefinition s : watched) {
             AlertPolicy policy = s.alert();
             String key = s.app() + "/" + s.name();
-            Long oldest = oldestOverdue.get(key);
+            Long oldest = overdue.oldest().get(key);
+            // not seen in a scan that stopped early: it may be overdue all the same, so its
+            // OVERDUE condition is left as it is this time (neither opened nor resolved)
+            boolean overdueUnknown = oldest == null && !overdue.complete();
             AlertRules.Observation seen = new AlertRules.Observation(
                     store.failedJobsSince(s.app(), s.name(), now - policy.windowSeconds() * 1_000L),
                     policy.consecutiveFailures() == null
@@ -141,6 +146,9 @@ public final class AlertMonitor implements AutoCloseable {
                     oldest == null ? 0 : Math.max(0, now - oldest));
             for (AlertRules.Check check : AlertRules.check(policy, seen)) {
                 Alert current = open.remove(key + "/" + check.kind());
+                if (check.kind() == AlertKind.OVERDUE && overdueUnknown) {
+                    continue;
+                }
                 if (check.holds() && current == null) {
                     Alert opened = new Alert(
                             0,
@@ -176,13 +184,19 @@ public final class AlertMonitor implements AutoCloseable {
         }
     }
 
-    /** Sends what the webhooks are owed, each alert's current state; failures are retried later. */
+    /**
+     * Sends what the webhooks are owed, each alert's current state; failures are retried later. A
+     * run stops sending after {@link #SENDING_PER_RUN_MS}: slow webhooks delay the next judgement
+     * by at most that, and what is left is sent by the next run.
+     */
     void notifyOwed() {
-        long now = clock.millis();
-        for (Alert a : store.owedNotifications(now, 100)) {
-            if (!isMaster()) {
+        long started = clock.millis();
+        for (Alert a : store.owedNotifications(started, 100)) {
+            long now = clock.millis();
+            if (!isMaster() || now - started > SENDING_PER_RUN_MS) {
                 return;
             }
+            // the lease covers this one send, from when it is taken
             if (!store.takeNotification(a.id(), a.nextNotifyAt(), now + webhookTimeoutMs + 5_000)) {
                 continue; // another node took it
             }

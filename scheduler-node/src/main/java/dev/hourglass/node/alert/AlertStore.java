@@ -21,7 +21,13 @@ public interface AlertStore {
      * key ({@code app/service}); reads the oldest {@code perShard} such jobs of each of the
      * {@code shards} shards, through the due-time index.
      */
-    Map<String, Long> oldestOverdue(int shards, long dueBefore, int perShard);
+    Overdue oldestOverdue(int shards, long dueBefore, int perShard);
+
+    /**
+     * Overdue services found; {@code complete} is false when a shard had more overdue jobs than
+     * were read, so a service missing from {@code oldest} may still have some.
+     */
+    record Overdue(Map<String, Long> oldest, boolean complete) {}
 
     /** Every alert now FIRING. */
     List<Alert> firing();
@@ -41,7 +47,11 @@ public interface AlertStore {
      */
     boolean takeNotification(long id, long expected, long until);
 
-    /** The webhook accepted {@code state}; nothing more is owed unless the state changed meanwhile. */
+    /**
+     * The webhook accepted {@code state}. If that is still the alert's state nothing more is owed;
+     * if the alert changed meanwhile, its current state is owed again from {@code now} (even if
+     * another node sent it already: it must be the last state the webhook hears).
+     */
     void notified(long id, Alert.State state, long now);
 
     /**

@@ -147,6 +147,39 @@ class AlertMonitorTest {
     }
 
     @Test
+    void anOverdueAlertStaysFiringWhileTheScanStoppedBeforeReachingItsService() {
+        services.add(service(new AlertPolicy(10, 300, null, 60, null)));
+        AlertMonitor m = monitor();
+        store.oldestDue.put("shop/close", T0 - 61_000);
+        m.runOnce();
+        assertThat(store.firing()).hasSize(1);
+        // older jobs of other services fill every shard's page: this service is not seen
+        store.oldestDue.clear();
+        store.overdueScanComplete = false;
+        m.runOnce();
+        assertThat(store.firing()).as("unknown is not resolved").hasSize(1);
+        store.overdueScanComplete = true;
+        m.runOnce();
+        assertThat(store.firing()).as("a complete scan without it resolves it").isEmpty();
+    }
+
+    @Test
+    void aNotificationOfAStateThatChangedDuringTheSendIsFollowedByTheCurrentOne() {
+        services.add(service(new AlertPolicy(1, 300, "http://127.0.0.1/hook")));
+        store.failed = 5;
+        AlertMonitor m = monitor();
+        m.evaluate();
+        Alert firing = store.alerts.get(0);
+        // the FIRING send is under way when the alert resolves and the RESOLVED one is recorded
+        store.resolve(firing.id(), now);
+        store.notified(firing.id(), Alert.State.RESOLVED, now);
+        store.notified(firing.id(), Alert.State.FIRING, now); // the slow FIRING send ends last
+        assertThat(store.owedNotifications(now, 10))
+                .as("RESOLVED is owed again, so it is the last the webhook hears")
+                .hasSize(1);
+    }
+
+    @Test
     void onlyTheMasterJudgesAndNotifies() {
         services.add(service(new AlertPolicy(1, 300, "http://127.0.0.1/hook")));
         store.failed = 5;
@@ -208,6 +241,7 @@ class AlertMonitorTest {
         final Map<String, Long> oldestDue = new HashMap<>();
         long failed;
         long streak;
+        boolean overdueScanComplete = true;
 
         @Override
         public long failedJobsSince(String app, String service, long since) {
@@ -220,14 +254,14 @@ class AlertMonitorTest {
         }
 
         @Override
-        public Map<String, Long> oldestOverdue(int shards, long dueBefore, int perShard) {
+        public Overdue oldestOverdue(int shards, long dueBefore, int perShard) {
             Map<String, Long> out = new HashMap<>();
             oldestDue.forEach((k, v) -> {
                 if (v < dueBefore) {
                     out.put(k, v);
                 }
             });
-            return out;
+            return new Overdue(out, overdueScanComplete);
         }
 
         @Override
@@ -300,15 +334,9 @@ class AlertMonitorTest {
             Alert a = alerts.get(index(id));
             alerts.set(
                     index(id),
-                    with(
-                            a,
-                            id,
-                            a.state(),
-                            a.resolvedAt(),
-                            state,
-                            0,
-                            a.state() == state ? null : a.nextNotifyAt(),
-                            null));
+                    a.state() == state
+                            ? with(a, id, a.state(), a.resolvedAt(), state, 0, null, null)
+                            : with(a, id, a.state(), a.resolvedAt(), null, 0, now, null));
         }
 
         @Override

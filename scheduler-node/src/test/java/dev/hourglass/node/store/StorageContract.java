@@ -600,6 +600,68 @@ public abstract class StorageContract {
     }
 
     @Test
+    void alertsOpenOncePerConditionAndTheLastNotificationIsTheCurrentState() {
+        var alerts = new dev.hourglass.node.store.mybatis.MyBatisAlertStore(db.sessions());
+        String svc = "alerted" + System.nanoTime() % 100_000;
+        var firing = new dev.hourglass.node.alert.Alert(
+                0,
+                app,
+                svc,
+                dev.hourglass.node.alert.AlertKind.FAILED_JOBS,
+                dev.hourglass.node.alert.Alert.State.FIRING,
+                3,
+                5,
+                "5 jobs FAILED",
+                T0,
+                null,
+                null,
+                null,
+                "http://127.0.0.1/hook",
+                null,
+                0,
+                T0,
+                null);
+        assertThat(alerts.open(firing)).isTrue();
+        assertThat(alerts.open(firing))
+                .as("one open alert per app, service and kind")
+                .isFalse();
+        var open = alerts.firing().stream().filter(a -> a.service().equals(svc)).toList();
+        assertThat(open).hasSize(1);
+        long id = open.get(0).id();
+        assertThat(alerts.takeNotification(id, T0, T0 + 15_000)).isTrue();
+        assertThat(alerts.takeNotification(id, T0, T0 + 15_000))
+                .as("taken once")
+                .isFalse();
+        // while the FIRING send is under way the alert resolves, and RESOLVED is sent and recorded
+        alerts.resolve(id, T0 + 1_000);
+        alerts.notified(id, dev.hourglass.node.alert.Alert.State.RESOLVED, T0 + 1_100);
+        assertThat(alerts.owedNotifications(T0 + 2_000, 100)).noneMatch(a -> a.id() == id);
+        // then the slow FIRING send ends: RESOLVED is owed again, to be the last the webhook hears
+        alerts.notified(id, dev.hourglass.node.alert.Alert.State.FIRING, T0 + 1_200);
+        assertThat(alerts.owedNotifications(T0 + 2_000, 100))
+                .filteredOn(a -> a.id() == id)
+                .singleElement()
+                .satisfies(a -> assertThat(a.state()).isEqualTo(dev.hourglass.node.alert.Alert.State.RESOLVED));
+        assertThat(alerts.open(firing))
+                .as("after it resolved, the condition may fire again")
+                .isTrue();
+    }
+
+    @Test
+    void theOverdueScanSaysWhenAShardHadMoreThanItRead() {
+        long due = T0 - 3_600_000;
+        jobs.insertAll(
+                IntStream.range(0, 3).mapToObj(i -> job(due + i, null, 11)).toList());
+        var alerts = new dev.hourglass.node.store.mybatis.MyBatisAlertStore(db.sessions());
+        var two = alerts.oldestOverdue(64, T0, 2);
+        assertThat(two.complete()).isFalse();
+        assertThat(two.oldest()).containsEntry(app + "/svc", due);
+        var all = alerts.oldestOverdue(64, due + 10, 1_000);
+        assertThat(all.complete()).isTrue();
+        assertThat(all.oldest()).containsEntry(app + "/svc", due);
+    }
+
+    @Test
     void servicesAndTokens() {
         ServiceDefinition s = new ServiceDefinition(
                 app,

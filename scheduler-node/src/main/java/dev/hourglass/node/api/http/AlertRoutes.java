@@ -48,10 +48,7 @@ final class AlertRoutes {
                 throw HourglassException.invalid("state", "state must be one of " + List.of(Alert.State.values()));
             }
         }
-        String cursor = ctx.queryParam("cursor");
-        if (cursor != null && !cursor.matches("\\d{1,19}")) {
-            throw HourglassException.invalid("cursor", "cursor is not one this API gave");
-        }
+        String cursor = QueryParams.cursor(ctx, "");
         AlertStore.AlertPage page = alerts.search(new AlertStore.AlertQuery(
                 app,
                 ctx.queryParam("service"),

@@ -149,8 +149,8 @@ final class JobRoutes {
             }
         }
         String cursor = ctx.queryParam("cursor");
-        if (cursor != null && !cursor.matches("[LF]\\d{1,19}")) {
-            throw HourglassException.invalid("cursor", "cursor is not one this API gave");
+        if (cursor != null) {
+            QueryParams.cursor(ctx, cursor.startsWith("F") ? "F" : "L");
         }
         JobPage page = jobs.search(new JobQuery(
                 app,

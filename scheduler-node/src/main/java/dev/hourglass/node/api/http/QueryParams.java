@@ -37,4 +37,21 @@ final class QueryParams {
         Instant t = JsonFields.of(holder, Set.of(name)).time(name);
         return t.toEpochMilli();
     }
+
+    /** A cursor this API gave: {@code prefix} (may be empty) then a positive long; else 400. */
+    static String cursor(Context ctx, String prefix) {
+        String v = ctx.queryParam("cursor");
+        if (v == null) {
+            return null;
+        }
+        if (!v.startsWith(prefix) || !v.substring(prefix.length()).matches("\\d{1,19}")) {
+            throw HourglassException.invalid("cursor", "cursor is not one this API gave");
+        }
+        try {
+            Long.parseLong(v.substring(prefix.length()));
+        } catch (NumberFormatException beyondALong) {
+            throw HourglassException.invalid("cursor", "cursor is not one this API gave");
+        }
+        return v;
+    }
 }

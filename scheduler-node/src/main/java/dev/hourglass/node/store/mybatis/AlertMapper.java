@@ -10,7 +10,7 @@ public interface AlertMapper {
 
     List<String> latestOutcomes(@Param("app") String app, @Param("service") String service, @Param("limit") int limit);
 
-    List<CountRow> oldestOverdue(
+    List<OverdueRow> oldestOverdue(
             @Param("shards") List<Integer> shards, @Param("before") long before, @Param("perShard") int perShard);
 
     List<AlertRow> firing();
@@ -24,6 +24,8 @@ public interface AlertMapper {
     int takeNotification(@Param("id") long id, @Param("expected") long expected, @Param("until") long until);
 
     int notified(@Param("id") long id, @Param("state") String state, @Param("now") long now);
+
+    int owedAgain(@Param("id") long id, @Param("state") String state, @Param("now") long now);
 
     int notifyFailed(
             @Param("id") long id,

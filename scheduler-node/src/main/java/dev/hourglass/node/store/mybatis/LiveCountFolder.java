@@ -68,7 +68,10 @@ public final class LiveCountFolder implements AutoCloseable {
     int foldOnce() {
         try (SqlSession s = sessions.openSession(false)) {
             JobMapper m = s.getMapper(JobMapper.class);
-            m.lockForFold();
+            if (m.lockForFold() == null) {
+                // without the lock row two folds could add the same deltas: fold nothing
+                throw new IllegalStateException("hg_lock has no live-count-fold row (see V5__live_counts.sql)");
+            }
             List<CountDeltaRow> deltas = m.oldestCountDeltas(BATCH);
             if (deltas.isEmpty()) {
                 s.commit();
@@ -86,7 +89,10 @@ public final class LiveCountFolder implements AutoCloseable {
                     m.insertCount(sum.app, sum.service, sum.state, sum.delta);
                 }
             }
-            m.deleteCountDeltas(IdList.of(ids));
+            if (m.deleteCountDeltas(IdList.of(ids)) != ids.size()) {
+                s.rollback(); // another fold took some of them: cannot happen under the lock
+                throw new IllegalStateException("live-count deltas folded twice; fold rolled back");
+            }
             m.deleteEmptyCounts();
             s.commit();
             return deltas.size();

@@ -41,13 +41,17 @@ public final class MyBatisAlertStore implements AlertStore {
     }
 
     @Override
-    public Map<String, Long> oldestOverdue(int shards, long dueBefore, int perShard) {
+    public Overdue oldestOverdue(int shards, long dueBefore, int perShard) {
         try (SqlSession s = sessions.openSession(true)) {
             Map<String, Long> oldest = new HashMap<>();
-            s.getMapper(AlertMapper.class)
-                    .oldestOverdue(IntStream.range(0, shards).boxed().toList(), dueBefore, perShard)
-                    .forEach(r -> oldest.put(r.app + "/" + r.service, r.count));
-            return oldest;
+            Map<Integer, Integer> perShardRead = new HashMap<>();
+            for (OverdueRow r : s.getMapper(AlertMapper.class)
+                    .oldestOverdue(IntStream.range(0, shards).boxed().toList(), dueBefore, perShard)) {
+                oldest.merge(r.app + "/" + r.service, r.dueAt, Math::min);
+                perShardRead.merge(r.shard, 1, Integer::sum);
+            }
+            boolean complete = perShardRead.values().stream().allMatch(n -> n < perShard);
+            return new Overdue(oldest, complete);
         }
     }
 
@@ -110,7 +114,10 @@ public final class MyBatisAlertStore implements AlertStore {
     @Override
     public void notified(long id, Alert.State state, long now) {
         try (SqlSession s = sessions.openSession(true)) {
-            s.getMapper(AlertMapper.class).notified(id, state.name(), now);
+            AlertMapper m = s.getMapper(AlertMapper.class);
+            if (m.notified(id, state.name(), now) == 0) {
+                m.owedAgain(id, state.name(), now);
+            }
         }
     }
 

@@ -1,0 +1,9 @@
+package dev.hourglass.node.store.mybatis;
+
+/** A waiting job past a due time, as the overdue scan reads it. */
+public class OverdueRow {
+    public int shard;
+    public String app;
+    public String service;
+    public long dueAt;
+}
