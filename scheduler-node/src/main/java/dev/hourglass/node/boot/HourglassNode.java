@@ -7,6 +7,7 @@ import dev.hourglass.node.alert.HttpWebhookSender;
 import dev.hourglass.node.api.dubbo.DubboJobService;
 import dev.hourglass.node.api.http.HttpApi;
 import dev.hourglass.node.api.http.NodeStatus;
+import dev.hourglass.node.bulk.BulkActions;
 import dev.hourglass.node.catalog.CallbackAllowList;
 import dev.hourglass.node.catalog.Protocol;
 import dev.hourglass.node.catalog.ServiceCatalog;
@@ -44,6 +45,7 @@ import dev.hourglass.node.store.mybatis.LiveCountFolder;
 import dev.hourglass.node.store.mybatis.MyBatisAlertStore;
 import dev.hourglass.node.store.mybatis.MyBatisAppRepository;
 import dev.hourglass.node.store.mybatis.MyBatisAttemptStore;
+import dev.hourglass.node.store.mybatis.MyBatisAuditLog;
 import dev.hourglass.node.store.mybatis.MyBatisJobMutations;
 import dev.hourglass.node.store.mybatis.MyBatisJobRepository;
 import dev.hourglass.node.store.mybatis.MyBatisRetentionStore;
@@ -80,7 +82,7 @@ public final class HourglassNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HourglassNode.class);
     static final String VERSION = "0.1.0";
     /** What a stop may take beyond {@code engine.shutdownGraceMs} (docs/cluster.md, "Stopping a node"). */
-    static final long STOP_BEYOND_GRACE_MS = 5_000;
+    public static final long STOP_BEYOND_GRACE_MS = 5_000;
     /** How often committed live-count deltas are folded: the stats read scans about this much. */
     private static final long LIVE_COUNT_FOLD_MS = 1_000;
 
@@ -124,6 +126,7 @@ public final class HourglassNode implements AutoCloseable {
             var sqlFailures = new SqlFailures();
             var jobRepository = new MyBatisJobRepository(sessions, sqlFailures);
             var alertStore = new MyBatisAlertStore(sessions);
+            var auditLog = new MyBatisAuditLog(sessions);
             var serviceRepository = new MyBatisServiceRepository(sessions);
             var appRepository = new MyBatisAppRepository(sessions);
             var targets = new DeliveryTargets(appRepository);
@@ -264,6 +267,8 @@ public final class HourglassNode implements AutoCloseable {
                             metrics,
                             registry,
                             alertStore,
+                            new BulkActions(jobs, auditLog, clock),
+                            auditLog,
                             clock)
                     .start();
             if (dubbo != null) {

@@ -3,6 +3,8 @@ package dev.hourglass.node.api.http;
 import dev.hourglass.api.ErrorCode;
 import dev.hourglass.api.HourglassException;
 import dev.hourglass.node.alert.AlertStore;
+import dev.hourglass.node.bulk.AuditLog;
+import dev.hourglass.node.bulk.BulkActions;
 import dev.hourglass.node.catalog.ServiceCommands;
 import dev.hourglass.node.catalog.ServiceRepository;
 import dev.hourglass.node.job.JobRepository;
@@ -43,6 +45,8 @@ public final class HttpApi implements AutoCloseable {
             FiringMetrics metrics,
             PrometheusMeterRegistry prometheus,
             AlertStore alerts,
+            BulkActions bulk,
+            AuditLog audit,
             Clock clock) {
         Callers callers = new Callers(tenants);
         JobRoutes jobRoutes = new JobRoutes(jobs, callers);
@@ -50,6 +54,7 @@ public final class HttpApi implements AutoCloseable {
         AppRoutes appRoutes = new AppRoutes(tenants, targets, callers);
         OpsRoutes opsRoutes = new OpsRoutes(node, jobRepository, metrics, prometheus, callers);
         AlertRoutes alertRoutes = new AlertRoutes(alerts, callers, clock);
+        BulkRoutes bulkRoutes = new BulkRoutes(bulk, audit, callers);
         this.app = Javalin.create(cfg -> {
             cfg.startup.showJavalinBanner = false;
             cfg.startup.showOldJavalinVersionWarning = false;
@@ -62,6 +67,7 @@ public final class HttpApi implements AutoCloseable {
             appRoutes.register(cfg.routes);
             opsRoutes.register(cfg.routes);
             alertRoutes.register(cfg.routes);
+            bulkRoutes.register(cfg.routes);
             cfg.routes.exception(HourglassException.class, (e, ctx) -> {
                 if (e instanceof RateLimitedException limited) {
                     ctx.header("Retry-After", Long.toString(limited.retryAfterSeconds()));

@@ -106,6 +106,7 @@ public final class Database implements AutoCloseable {
         configuration.addMapper(AppMapper.class);
         configuration.addMapper(RetentionMapper.class);
         configuration.addMapper(AlertMapper.class);
+        configuration.addMapper(AuditMapper.class);
         return new UnavailabilityTranslator(new SqlSessionFactoryBuilder().build(configuration));
     }
 

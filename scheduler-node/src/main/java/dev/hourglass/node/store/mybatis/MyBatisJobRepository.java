@@ -190,6 +190,11 @@ public final class MyBatisJobRepository implements JobRepository {
         SearchParams p = new SearchParams();
         p.app = q.app();
         p.bizKey = q.bizKey();
+        p.bizKeyLike = q.bizKeyPrefix() == null
+                ? null
+                // '!' is the statement's ESCAPE: not the server's default backslash, which
+                // NO_BACKSLASH_ESCAPES would turn off
+                : q.bizKeyPrefix().replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%";
         p.state = q.state() == null ? null : q.state().name();
         p.service = q.service();
         p.fireFrom = q.fireFrom();

@@ -4,6 +4,9 @@ package dev.hourglass.node.store.mybatis;
 public class SearchParams {
     public String app;
     public String bizKey;
+    /** A LIKE pattern (escape character '!'): the prefix with its LIKE wildcards escaped, then %. */
+    public String bizKeyLike;
+
     public String state;
     public String service;
     public Long fireFrom;
