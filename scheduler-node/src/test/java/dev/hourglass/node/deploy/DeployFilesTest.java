@@ -1,0 +1,202 @@
+package dev.hourglass.node.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.hourglass.node.boot.HourglassNode;
+import dev.hourglass.node.config.ConfigLoader;
+import dev.hourglass.node.config.NodeConfig;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.yaml.snakeyaml.Yaml;
+
+/**
+ * deploy/docker and deploy/k8s checked without a Docker engine or a Kubernetes cluster: parsed,
+ * every image pinned, every variable given to a node one the node reads, the node's configuration
+ * valid, probes on routes the node serves, host ports distinct, mounted files present, and every
+ * stop given more time than a node's graceful stop needs.
+ */
+class DeployFilesTest {
+    private static final Path DEPLOY =
+            Path.of(System.getProperty("user.dir")).resolve("../deploy").normalize();
+    private static final Set<String> KNOWN_VARIABLES = ConfigLoader.knownVariables();
+
+    @TempDir
+    Path tmp;
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(Object o) {
+        return (Map<String, Object>) o;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Object> list(Object o) {
+        return (List<Object>) o;
+    }
+
+    private static Set<String> servedPaths() throws Exception {
+        try (InputStream in = DeployFilesTest.class.getResourceAsStream("/public/openapi.json")) {
+            JsonNode paths = new ObjectMapper().readTree(in).get("paths");
+            Set<String> out = new HashSet<>();
+            paths.fieldNames().forEachRemaining(out::add);
+            return out;
+        }
+    }
+
+    private static void assertPinned(String image) {
+        assertThat(image)
+                .as("image %s has a version tag", image)
+                .matches("[^:@]+(:[^:]*\\d[^:]*|@sha256:[0-9a-f]{64})");
+        assertThat(image).as(image).doesNotEndWith(":latest");
+    }
+
+    /** What a node's stop needs at most with {@code config}: the grace plus the stop's own bound. */
+    private static long stopNeedsMs(NodeConfig config) {
+        return config.engine.shutdownGraceMs + HourglassNode.STOP_BEYOND_GRACE_MS;
+    }
+
+    @Test
+    void theComposeFileIsAWholePinnedClusterOfValidNodes() throws Exception {
+        Path dockerDir = DEPLOY.resolve("docker");
+        Map<String, Object> compose = new Yaml().load(Files.readString(dockerDir.resolve("docker-compose.yml")));
+        Map<String, Object> services = map(compose.get("services"));
+        assertThat(services)
+                .containsKeys(
+                        "mysql",
+                        "zoo1",
+                        "zoo2",
+                        "zoo3",
+                        "kafka",
+                        "hourglass1",
+                        "hourglass2",
+                        "hourglass3",
+                        "prometheus",
+                        "grafana");
+        Set<String> hostPorts = new HashSet<>();
+        int nodes = 0;
+        for (Map.Entry<String, Object> e : services.entrySet()) {
+            Map<String, Object> s = map(e.getValue());
+            assertThat(s).as(e.getKey() + " names an image").containsKey("image");
+            assertPinned((String) s.get("image"));
+            for (Object p : list(s.getOrDefault("ports", List.of()))) {
+                String host = p.toString().split(":")[0];
+                assertThat(hostPorts.add(host))
+                        .as("host port %s used twice", host)
+                        .isTrue();
+            }
+            Object depends = s.get("depends_on");
+            if (depends != null) {
+                Iterable<?> names = depends instanceof Map<?, ?> m ? m.keySet() : list(depends);
+                for (Object d : names) {
+                    assertThat(services).as(e.getKey() + " depends on " + d).containsKey(d.toString());
+                }
+            }
+            for (Object v : list(s.getOrDefault("volumes", List.of()))) {
+                String source = v.toString().split(":")[0];
+                if (source.startsWith(".")) {
+                    assertThat(dockerDir.resolve(source).normalize())
+                            .as("mounted " + source)
+                            .exists();
+                }
+            }
+            if (s.containsKey("build")) {
+                nodes++;
+                Map<String, Object> build = map(s.get("build"));
+                assertThat(dockerDir
+                                .resolve(build.get("context").toString())
+                                .resolve(build.get("dockerfile").toString())
+                                .normalize())
+                        .exists();
+                Map<String, Object> env = map(s.get("environment"));
+                Map<String, String> values = new java.util.HashMap<>();
+                env.forEach((k, v) -> {
+                    assertThat(KNOWN_VARIABLES).as("%s reads %s", e.getKey(), k).contains(k);
+                    values.put(k, String.valueOf(v).replaceAll("\\$\\{[A-Z_]+:-([^}]*)}", "$1"));
+                });
+                NodeConfig config = ConfigLoader.load(null, values); // validates
+                assertThat(config.cluster.zkConnect.split(",")).hasSize(3);
+                assertThat(Duration.parse("PT"
+                                        + s.get("stop_grace_period").toString().toUpperCase())
+                                .toMillis())
+                        .as("%s: stop_grace_period covers the node's graceful stop", e.getKey())
+                        .isGreaterThan(stopNeedsMs(config));
+            }
+        }
+        assertThat(nodes).isEqualTo(3);
+        Map<String, Object> prometheus =
+                new Yaml().load(Files.readString(dockerDir.resolve("prometheus/prometheus.yml")));
+        assertThat(list(prometheus.get("rule_files"))).containsExactly("/etc/prometheus/hourglass-rules.yml");
+    }
+
+    @Test
+    void theDockerfileRunsAsAnotherUserAndChecksReadiness() throws Exception {
+        String dockerfile = Files.readString(DEPLOY.resolve("docker/Dockerfile"));
+        Matcher from = Pattern.compile("(?m)^FROM (\\S+)").matcher(dockerfile);
+        assertThat(from.find()).isTrue();
+        assertPinned(from.group(1));
+        Matcher user = Pattern.compile("(?m)^USER (\\S+)").matcher(dockerfile);
+        assertThat(user.find()).isTrue();
+        assertThat(user.group(1)).doesNotStartWith("root").doesNotStartWith("0");
+        Matcher health = Pattern.compile("http://127\\.0\\.0\\.1:8080(/\\S+)").matcher(dockerfile);
+        assertThat(health.find()).as("a HEALTHCHECK").isTrue();
+        assertThat(servedPaths()).contains(health.group(1));
+        assertThat(dockerfile).contains("COPY scheduler-node/target/hourglass-node.jar");
+    }
+
+    @Test
+    void theKubernetesManifestsAreCompleteAndConsistent() throws Exception {
+        List<Map<String, Object>> docs = new ArrayList<>();
+        for (Object d : new Yaml().loadAll(Files.readString(DEPLOY.resolve("k8s/hourglass.yaml")))) {
+            docs.add(map(d));
+        }
+        Map<String, Map<String, Object>> byKind = new java.util.HashMap<>();
+        docs.forEach(d -> byKind.putIfAbsent((String) d.get("kind"), d));
+        assertThat(byKind).containsKeys("ConfigMap", "Secret", "Service", "StatefulSet", "PodDisruptionBudget");
+
+        Path config = tmp.resolve("hourglass.yaml");
+        Files.writeString(
+                config, (String) map(byKind.get("ConfigMap").get("data")).get("hourglass.yaml"));
+        Map<String, Object> secretData = map(byKind.get("Secret").get("stringData"));
+        NodeConfig node = ConfigLoader.load(
+                config,
+                Map.of(
+                        "HOURGLASS_DB_PASSWORD", (String) secretData.get("db-password"),
+                        "HOURGLASS_ADMIN_TOKEN", (String) secretData.get("admin-token"),
+                        "HOURGLASS_NODE_ID", "hourglass-0"));
+        assertThat(node.isStandalone()).isFalse();
+
+        Map<String, Object> podSpec = map(
+                map(map(byKind.get("StatefulSet").get("spec")).get("template")).get("spec"));
+        assertThat(((Number) podSpec.get("terminationGracePeriodSeconds")).longValue() * 1_000)
+                .as("terminationGracePeriodSeconds covers the node's graceful stop")
+                .isGreaterThan(stopNeedsMs(node));
+        Map<String, Object> container = map(list(podSpec.get("containers")).get(0));
+        assertPinned((String) container.get("image"));
+        Set<String> served = servedPaths();
+        for (String probe : List.of("readinessProbe", "livenessProbe")) {
+            String path = (String) map(map(container.get(probe)).get("httpGet")).get("path");
+            assertThat(served).as(probe).contains(path);
+        }
+        for (Object e : list(container.get("env"))) {
+            String name = (String) map(e).get("name");
+            if (name.startsWith("HOURGLASS_")) {
+                assertThat(KNOWN_VARIABLES).as("the node reads " + name).contains(name);
+            }
+        }
+        assertThat(map(podSpec.get("securityContext")).get("runAsNonRoot")).isEqualTo(true);
+        assertThat(map(byKind.get("PodDisruptionBudget").get("spec")).get("maxUnavailable"))
+                .isEqualTo(1);
+    }
+}

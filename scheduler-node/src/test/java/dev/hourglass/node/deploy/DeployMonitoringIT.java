@@ -1,0 +1,117 @@
+package dev.hourglass.node.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.hourglass.node.testing.ApiClient;
+import dev.hourglass.node.testing.CallbackReceiver;
+import dev.hourglass.node.testing.CallbackReceiver.Reply;
+import dev.hourglass.node.testing.InProcessCluster;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Prometheus rules and the Grafana dashboard in deploy/ name only metrics a running node
+ * exports: their expressions are read from the files and every metric name in them is looked up
+ * in a node's /metrics after it fired jobs and raised an alert (so every series exists).
+ */
+class DeployMonitoringIT {
+    /** Metric names in PromQL: our prefixes; {@code up} is Prometheus's own. */
+    private static final Pattern METRIC = Pattern.compile("\\b((?:hourglass|hikaricp)_[a-z_]+)\\b");
+
+    private static Path deploy() {
+        Path dir = Path.of(System.getProperty("user.dir")).resolve("../deploy").normalize();
+        assertThat(dir.resolve("prometheus")).as("deploy/ of the repository").isDirectory();
+        return dir;
+    }
+
+    private static List<String> ruleExpressions() throws Exception {
+        JsonNode rules = new ObjectMapper(new YAMLFactory())
+                .readTree(Files.readString(deploy().resolve("prometheus/hourglass-rules.yml")));
+        List<String> exprs = new ArrayList<>();
+        for (JsonNode group : rules.get("groups")) {
+            for (JsonNode rule : group.get("rules")) {
+                assertThat(rule.hasNonNull("alert"))
+                        .as("every rule is an alert with a name")
+                        .isTrue();
+                exprs.add(rule.get("expr").asText());
+            }
+        }
+        return exprs;
+    }
+
+    private static List<String> dashboardExpressions() throws Exception {
+        JsonNode dash =
+                new ObjectMapper().readTree(Files.readString(deploy().resolve("grafana/hourglass-dashboard.json")));
+        List<String> exprs = new ArrayList<>();
+        for (JsonNode panel : dash.get("panels")) {
+            for (JsonNode target : panel.get("targets")) {
+                exprs.add(target.get("expr").asText());
+            }
+        }
+        return exprs;
+    }
+
+    private static Set<String> metricNames(List<String> exprs) {
+        Set<String> names = new TreeSet<>();
+        for (String e : exprs) {
+            Matcher m = METRIC.matcher(e);
+            while (m.find()) {
+                names.add(m.group(1));
+            }
+        }
+        return names;
+    }
+
+    @Test
+    void everyMetricTheRulesAndTheDashboardUseIsExportedByANode() throws Exception {
+        List<String> rules = ruleExpressions();
+        List<String> dashboard = dashboardExpressions();
+        assertThat(rules).hasSizeGreaterThanOrEqualTo(5);
+        assertThat(dashboard).hasSizeGreaterThanOrEqualTo(5);
+        Set<String> used = metricNames(rules);
+        used.addAll(metricNames(dashboard));
+        assertThat(used).contains("hourglass_alerts_firing", "hourglass_fire_lateness_milliseconds_bucket");
+
+        try (CallbackReceiver receiver = new CallbackReceiver();
+                InProcessCluster cluster = InProcessCluster.start(1, (i, c) -> c.alerts.evaluateEveryMs = 200)) {
+            receiver.respond(r -> Reply.status(500));
+            ApiClient app = cluster.newApp("shop");
+            assertThat(app.put(
+                                    "/api/v1/services/flaky",
+                                    "{\"protocol\":\"HTTP\",\"url\":\"" + receiver.url()
+                                            + "\",\"maxAttempts\":1,\"alert\":{\"failures\":1}}")
+                            .status())
+                    .isEqualTo(200);
+            assertThat(app.post("/api/v1/jobs", "{\"service\":\"flaky\",\"delayMs\":0}")
+                            .status())
+                    .isEqualTo(201);
+            ApiClient anonymous = new ApiClient(cluster.nodes().get(0).baseUrl(), "");
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> anonymous.get("/metrics").text().contains("hourglass_alerts_firing{"));
+            String exported = anonymous.get("/metrics").text();
+            Set<String> missing = new TreeSet<>();
+            for (String name : used) {
+                if (!Pattern.compile("(?m)^" + Pattern.quote(name) + "[{ ]")
+                        .matcher(exported)
+                        .find()) {
+                    missing.add(name);
+                }
+            }
+            assertThat(missing)
+                    .as("metrics named in deploy/ that the node does not export")
+                    .isEmpty();
+        }
+    }
+}
