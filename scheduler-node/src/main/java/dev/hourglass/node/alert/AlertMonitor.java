@@ -16,6 +16,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,6 +51,7 @@ public final class AlertMonitor implements AutoCloseable {
     private final Clock clock;
     private final WebhookSender sender;
     private final Consumer<List<Alert>> firingListener;
+    private final Supplier<Map<String, String>> appWebhooks;
     private final long everyMs;
     private final long webhookTimeoutMs;
     private final int shards;
@@ -57,6 +59,7 @@ public final class AlertMonitor implements AutoCloseable {
 
     /**
      * @param firingListener told the FIRING alerts after every run, on every node (metrics)
+     * @param appWebhooks each app's default webhook, for policies that name none (admin-set)
      * @param shards the cluster's shard count: overdue jobs are looked for shard by shard
      */
     public AlertMonitor(
@@ -67,6 +70,7 @@ public final class AlertMonitor implements AutoCloseable {
             Clock clock,
             WebhookSender sender,
             Consumer<List<Alert>> firingListener,
+            Supplier<Map<String, String>> appWebhooks,
             int shards,
             long everyMs,
             long webhookTimeoutMs) {
@@ -77,6 +81,7 @@ public final class AlertMonitor implements AutoCloseable {
         this.clock = clock;
         this.sender = sender;
         this.firingListener = firingListener;
+        this.appWebhooks = appWebhooks;
         this.shards = shards;
         this.everyMs = everyMs;
         this.webhookTimeoutMs = webhookTimeoutMs;
@@ -129,11 +134,13 @@ public final class AlertMonitor implements AutoCloseable {
         if (shortestOverdueMs >= 0) {
             overdue = store.oldestOverdue(shards, now - shortestOverdueMs, OVERDUE_SCAN_PER_SHARD);
         }
+        Map<String, String> defaultWebhooks = appWebhooks.get();
         Map<String, Alert> open = new HashMap<>();
         store.firing().forEach(a -> open.put(a.serviceKey() + "/" + a.kind(), a));
         for (ServiceDefinition s : watched) {
             AlertPolicy policy = s.alert();
             String key = s.app() + "/" + s.name();
+            String webhook = policy.webhook() != null ? policy.webhook() : defaultWebhooks.get(s.app());
             Long oldest = overdue.oldest().get(key);
             // not seen in a scan that stopped early: it may be overdue all the same, so its
             // OVERDUE condition is left as it is this time (neither opened nor resolved)
@@ -163,10 +170,10 @@ public final class AlertMonitor implements AutoCloseable {
                             null,
                             null,
                             null,
-                            policy.webhook(),
+                            webhook,
                             null,
                             0,
-                            policy.webhook() == null ? null : now,
+                            webhook == null ? null : now,
                             null);
                     if (store.open(opened)) {
                         LOG.warn("alert FIRING: {} {}: {}", key, check.kind(), check.message());

@@ -269,6 +269,8 @@ public final class HourglassNode implements AutoCloseable {
                             alertStore,
                             new BulkActions(jobs, auditLog, clock),
                             auditLog,
+                            appRepository,
+                            allowList,
                             clock)
                     .start();
             if (dubbo != null) {
@@ -301,6 +303,7 @@ public final class HourglassNode implements AutoCloseable {
                     new HttpWebhookSender(
                             allowList, clock, java.time.Duration.ofMillis(config.alerts.webhookTimeoutMs)),
                     new AlertMetrics(registry),
+                    appRepository::alertWebhooks,
                     config.cluster.shards,
                     config.alerts.evaluateEveryMs,
                     config.alerts.webhookTimeoutMs);

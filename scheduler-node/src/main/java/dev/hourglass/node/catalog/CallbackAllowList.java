@@ -1,5 +1,6 @@
 package dev.hourglass.node.catalog;
 
+import dev.hourglass.api.HourglassException;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
@@ -38,6 +39,27 @@ public final class CallbackAllowList {
                 hosts.add(entry);
             }
         }
+    }
+
+    /**
+     * {@code url} if it is an absolute http(s) URL whose host is on this list; else a 400 naming
+     * {@code field}. For everything Hourglass calls over HTTP: callbacks and alert webhooks.
+     */
+    public String requireHttpUrl(String field, String url) {
+        URI uri;
+        try {
+            uri = URI.create(url);
+        } catch (IllegalArgumentException e) {
+            throw HourglassException.invalid(field, field + " is not a valid URI");
+        }
+        if (!List.of("http", "https").contains(String.valueOf(uri.getScheme()).toLowerCase(Locale.ROOT))
+                || uri.getHost() == null) {
+            throw HourglassException.invalid(field, field + " must be an absolute http(s) URL");
+        }
+        if (!allows(uri)) {
+            throw HourglassException.invalid(field, "host " + uri.getHost() + " is not on the callback allow-list");
+        }
+        return url;
     }
 
     public boolean allows(URI url) {

@@ -9,7 +9,6 @@ import java.net.URI;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
@@ -168,29 +167,12 @@ public final class ServiceCommands {
     }
 
     private String httpUrl(String value) {
-        return allowedHttpUrl("url", required("url", value));
+        return allowList.requireHttpUrl("url", required("url", value));
     }
 
     /** An alert webhook is called like a callback, so the same allow-list applies. */
     private String webhookUrl(String value) {
-        return allowedHttpUrl("alert.webhook", value);
-    }
-
-    private String allowedHttpUrl(String field, String url) {
-        URI uri;
-        try {
-            uri = URI.create(url);
-        } catch (IllegalArgumentException e) {
-            throw HourglassException.invalid(field, field + " is not a valid URI");
-        }
-        if (!List.of("http", "https").contains(String.valueOf(uri.getScheme()).toLowerCase(Locale.ROOT))
-                || uri.getHost() == null) {
-            throw HourglassException.invalid(field, field + " must be an absolute http(s) URL");
-        }
-        if (!allowList.allows(uri)) {
-            throw HourglassException.invalid(field, "host " + uri.getHost() + " is not on the callback allow-list");
-        }
-        return url;
+        return allowList.requireHttpUrl("alert.webhook", value);
     }
 
     /** A name Kafka accepts for a topic: 1..249 of [A-Za-z0-9._-], not "." or "..". */

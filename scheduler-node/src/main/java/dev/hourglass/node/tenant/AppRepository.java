@@ -29,4 +29,13 @@ public interface AppRepository {
 
     /** The grants of every app that has any. */
     Map<String, TargetGrants> allTargets();
+
+    /** Sets (null: clears) the app's default alert webhook; false if there is no such app. */
+    boolean setAlertWebhook(String app, String url);
+
+    /** The app's default alert webhook, if it has one. */
+    Optional<String> alertWebhook(String app);
+
+    /** Every app's default alert webhook, by app (apps without one are absent). */
+    Map<String, String> alertWebhooks();
 }

@@ -98,7 +98,7 @@ class AlertMonitorTest {
             sent.add(new String(body, java.nio.charset.StandardCharsets.UTF_8));
             return webhookFailure;
         };
-        return new AlertMonitor(store, repo, cluster, "n1", clock, sender, a -> exported = a, 4, 1_000, 1_000);
+        return new AlertMonitor(store, repo, cluster, "n1", clock, sender, a -> exported = a, Map::of, 4, 1_000, 1_000);
     }
 
     static ServiceDefinition service(AlertPolicy policy) {

@@ -185,6 +185,36 @@ class AlertsIT {
     }
 
     @Test
+    void theAppsDefaultWebhookTakesTheAlertsOfServicesThatNameNone() throws Exception {
+        ApiClient admin = cluster.admin();
+        assertThat(admin.put("/api/v1/apps/shop/alert-webhook", "{\"webhook\":\"http://10.1.2.3/hook\"}")
+                        .errorField())
+                .as("off the callback allow-list")
+                .isEqualTo("webhook");
+        assertThat(shop.put("/api/v1/apps/shop/alert-webhook", "{\"webhook\":\"" + hooks.url() + "\"}")
+                        .status())
+                .as("the admin's only")
+                .isEqualTo(403);
+        assertThat(admin.put("/api/v1/apps/nope/alert-webhook", "{\"webhook\":null}")
+                        .status())
+                .isEqualTo(404);
+        assertThat(admin.put("/api/v1/apps/shop/alert-webhook", "{\"webhook\":\"" + hooks.url() + "\"}")
+                        .status())
+                .isEqualTo(200);
+        assertThat(admin.get("/api/v1/apps/shop/alert-webhook")
+                        .json()
+                        .get("webhook")
+                        .asText())
+                .isEqualTo(hooks.url());
+        receiver.respond(r -> Reply.status(500));
+        putService("quiet", receiver.url(), "{\"failures\":1,\"windowSeconds\":600}");
+        submit("quiet", 1, 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> notifications().containsKey("FAILED_JOBS/FIRING"));
+        assertThat(parse(hooks.received().get(0).body()).get("service").asText())
+                .isEqualTo("quiet");
+    }
+
+    @Test
     void aWebhookThatIsDownIsRetriedAndRecordedWhileJobsFireOnTime() throws Exception {
         int closedPort;
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {

@@ -39,7 +39,11 @@ class StandaloneCrashIT {
     static final int CLAIM_ROUNDS = 5;
     static final int JOBS_PER_CLAIM_ROUND = 10;
 
-    /** Fast housekeeping, and a short session so a restarted node need not wait long for the old one's. */
+    /**
+     * Fast housekeeping, and a short session so a restarted node need not wait long for the old
+     * one's. The nodes run without Dubbo ({@link #startNode}): these jobs are HTTP callbacks, and
+     * Dubbo's start is 2.5 s of each of the 17 starts here (7.4 s against 4.9 s standalone).
+     */
     static final String FAST = String.join(
             "\n",
             "engine:",
@@ -77,7 +81,7 @@ class StandaloneCrashIT {
     }
 
     private NodeProcess startNode() throws Exception {
-        return NodeProcess.startStandalone("standalone-" + starts++, dataDir, FAST)
+        return NodeProcess.startStandalone("standalone-" + starts++, dataDir, FAST, false)
                 .awaitReady();
     }
 

@@ -210,5 +210,20 @@ class TenantsTest {
         public Map<String, TargetGrants> allTargets() {
             return Map.copyOf(grants);
         }
+
+        @Override
+        public boolean setAlertWebhook(String app, String url) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public java.util.Optional<String> alertWebhook(String app) {
+            return java.util.Optional.empty();
+        }
+
+        @Override
+        public Map<String, String> alertWebhooks() {
+            return Map.of();
+        }
     }
 }

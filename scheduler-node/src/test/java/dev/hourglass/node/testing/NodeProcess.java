@@ -72,6 +72,15 @@ public final class NodeProcess implements AutoCloseable {
      * {@code dataDir}, so a test's temporary directory holds (and removes) them all.
      */
     public static NodeProcess startStandalone(String label, Path dataDir, String extraYaml) throws IOException {
+        return startStandalone(label, dataDir, extraYaml, true);
+    }
+
+    /**
+     * As {@link #startStandalone(String, Path, String)}, with Dubbo off when {@code dubbo} is
+     * false: 2.5 s less per start, for tests about anything but Dubbo that start many nodes.
+     */
+    public static NodeProcess startStandalone(String label, Path dataDir, String extraYaml, boolean dubbo)
+            throws IOException {
         int port = freePort();
         Path dir = Files.createDirectories(dataDir.toAbsolutePath().getParent().resolve("node-" + label));
         return launch(
@@ -85,6 +94,7 @@ public final class NodeProcess implements AutoCloseable {
                         "  host: 127.0.0.1",
                         "  port: " + port,
                         "dubbo:",
+                        "  enabled: " + dubbo,
                         "  host: 127.0.0.1",
                         "  port: 0",
                         extraYaml == null ? "" : extraYaml,

@@ -3,6 +3,8 @@ package dev.hourglass.node.api.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hourglass.api.HourglassException;
+import dev.hourglass.node.catalog.CallbackAllowList;
+import dev.hourglass.node.tenant.AppRepository;
 import dev.hourglass.node.tenant.DeliveryTargets;
 import dev.hourglass.node.tenant.TargetGrants;
 import dev.hourglass.node.tenant.Tenants;
@@ -22,11 +24,20 @@ final class AppRoutes {
     private final Tenants tenants;
     private final DeliveryTargets targets;
     private final Callers callers;
+    private final AppRepository apps;
+    private final CallbackAllowList allowList;
 
-    AppRoutes(Tenants tenants, DeliveryTargets targets, Callers callers) {
+    AppRoutes(
+            Tenants tenants,
+            DeliveryTargets targets,
+            Callers callers,
+            AppRepository apps,
+            CallbackAllowList allowList) {
         this.tenants = tenants;
         this.targets = targets;
         this.callers = callers;
+        this.apps = apps;
+        this.allowList = allowList;
     }
 
     void register(RoutesConfig r) {
@@ -56,6 +67,22 @@ final class AppRoutes {
             Respond.ok(ctx, grants(app, targets.grants(app)));
         });
         r.put("/api/v1/apps/{name}/targets", this::putTargets);
+        r.get("/api/v1/apps/{name}/alert-webhook", ctx -> {
+            callers.admin(ctx);
+            String app = existingApp(ctx.pathParam("name"));
+            Respond.ok(ctx, webhook(app, apps.alertWebhook(app).orElse(null)));
+        });
+        r.put("/api/v1/apps/{name}/alert-webhook", ctx -> {
+            callers.admin(ctx);
+            String app = existingApp(ctx.pathParam("name"));
+            JsonFields f = JsonFields.of(Json.parse(ctx.body()), Set.of("webhook"));
+            String url = f.string("webhook");
+            if (url != null) {
+                allowList.requireHttpUrl("webhook", url);
+            }
+            apps.setAlertWebhook(app, url);
+            Respond.ok(ctx, webhook(app, url));
+        });
     }
 
     /** Replaces the app's grants; a GET's answer can be sent back as it is ({@code app} must match). */
@@ -72,6 +99,17 @@ final class AppRoutes {
                 f.stringList("dubboGroups"),
                 Boolean.TRUE.equals(f.bool("dubboDefaultGroup")));
         Respond.ok(ctx, grants(app, targets.replaceGrants(app, wanted)));
+    }
+
+    private String existingApp(String app) {
+        if (!tenants.exists(app)) {
+            throw HourglassException.notFound("app " + app + " not found");
+        }
+        return app;
+    }
+
+    private static ObjectNode webhook(String app, String url) {
+        return Json.object().put("app", app).put("webhook", url);
     }
 
     private static ObjectNode grants(String app, TargetGrants g) {

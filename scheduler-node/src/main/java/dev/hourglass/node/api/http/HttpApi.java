@@ -5,12 +5,14 @@ import dev.hourglass.api.HourglassException;
 import dev.hourglass.node.alert.AlertStore;
 import dev.hourglass.node.bulk.AuditLog;
 import dev.hourglass.node.bulk.BulkActions;
+import dev.hourglass.node.catalog.CallbackAllowList;
 import dev.hourglass.node.catalog.ServiceCommands;
 import dev.hourglass.node.catalog.ServiceRepository;
 import dev.hourglass.node.job.JobRepository;
 import dev.hourglass.node.job.StoreUnavailableException;
 import dev.hourglass.node.manage.JobManager;
 import dev.hourglass.node.metrics.FiringMetrics;
+import dev.hourglass.node.tenant.AppRepository;
 import dev.hourglass.node.tenant.DeliveryTargets;
 import dev.hourglass.node.tenant.RateLimitedException;
 import dev.hourglass.node.tenant.Tenants;
@@ -47,11 +49,13 @@ public final class HttpApi implements AutoCloseable {
             AlertStore alerts,
             BulkActions bulk,
             AuditLog audit,
+            AppRepository apps,
+            CallbackAllowList allowList,
             Clock clock) {
         Callers callers = new Callers(tenants);
         JobRoutes jobRoutes = new JobRoutes(jobs, callers);
         ServiceRoutes serviceRoutes = new ServiceRoutes(services, serviceRepository, callers);
-        AppRoutes appRoutes = new AppRoutes(tenants, targets, callers);
+        AppRoutes appRoutes = new AppRoutes(tenants, targets, callers, apps, allowList);
         OpsRoutes opsRoutes = new OpsRoutes(node, jobRepository, metrics, prometheus, callers);
         AlertRoutes alertRoutes = new AlertRoutes(alerts, callers, clock);
         BulkRoutes bulkRoutes = new BulkRoutes(bulk, audit, callers);

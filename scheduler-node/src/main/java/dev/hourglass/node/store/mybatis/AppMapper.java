@@ -40,6 +40,15 @@ public interface AppMapper {
     @Insert("INSERT INTO hg_app_target (app, kind, pattern) VALUES (#{app}, #{kind}, #{pattern})")
     int insertTarget(@Param("app") String app, @Param("kind") String kind, @Param("pattern") String pattern);
 
+    @Update("UPDATE hg_app SET alert_webhook = #{url} WHERE name = #{name}")
+    int setAlertWebhook(@Param("name") String name, @Param("url") String url);
+
+    @Select("SELECT alert_webhook FROM hg_app WHERE name = #{name}")
+    String alertWebhook(@Param("name") String name);
+
+    @Select("SELECT name AS app, alert_webhook AS webhook FROM hg_app WHERE alert_webhook IS NOT NULL")
+    List<AppWebhookRow> alertWebhooks();
+
     @Delete("DELETE FROM hg_app WHERE name = #{name}")
     int deleteApp(@Param("name") String name);
 }

@@ -107,6 +107,29 @@ public final class MyBatisAppRepository implements AppRepository {
         return out;
     }
 
+    @Override
+    public boolean setAlertWebhook(String app, String url) {
+        try (SqlSession s = sessions.openSession(true)) {
+            return s.getMapper(AppMapper.class).setAlertWebhook(app, url) == 1;
+        }
+    }
+
+    @Override
+    public Optional<String> alertWebhook(String app) {
+        try (SqlSession s = sessions.openSession(true)) {
+            return Optional.ofNullable(s.getMapper(AppMapper.class).alertWebhook(app));
+        }
+    }
+
+    @Override
+    public Map<String, String> alertWebhooks() {
+        Map<String, String> out = new HashMap<>();
+        try (SqlSession s = sessions.openSession(true)) {
+            s.getMapper(AppMapper.class).alertWebhooks().forEach(r -> out.put(r.app, r.webhook));
+        }
+        return out;
+    }
+
     /** Rows as they are stored: not re-validated (V4 grandfathered the topics of existing services as they were). */
     private static TargetGrants grants(List<TargetRow> rows) {
         List<String> topics = new ArrayList<>();
