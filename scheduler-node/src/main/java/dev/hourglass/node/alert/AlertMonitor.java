@@ -2,6 +2,7 @@ package dev.hourglass.node.alert;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hourglass.node.background.Periodic;
 import dev.hourglass.node.catalog.AlertPolicy;
 import dev.hourglass.node.catalog.ServiceDefinition;
 import dev.hourglass.node.catalog.ServiceRepository;
@@ -12,9 +13,6 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -55,7 +53,7 @@ public final class AlertMonitor implements AutoCloseable {
     private final long everyMs;
     private final long webhookTimeoutMs;
     private final int shards;
-    private ScheduledExecutorService thread;
+    private Periodic thread;
 
     /**
      * @param firingListener told the FIRING alerts after every run, on every node (metrics)
@@ -88,22 +86,7 @@ public final class AlertMonitor implements AutoCloseable {
     }
 
     public synchronized void start() {
-        thread = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "hourglass-alerts");
-            t.setDaemon(true);
-            return t;
-        });
-        thread.scheduleWithFixedDelay(
-                () -> {
-                    try {
-                        runOnce();
-                    } catch (RuntimeException e) {
-                        LOG.warn("alert run failed; the next run goes on: {}", e.toString());
-                    }
-                },
-                everyMs,
-                everyMs,
-                TimeUnit.MILLISECONDS);
+        thread = Periodic.every("hourglass-alerts", everyMs, this::runOnce);
     }
 
     private boolean isMaster() {
@@ -258,12 +241,7 @@ public final class AlertMonitor implements AutoCloseable {
     @Override
     public synchronized void close() {
         if (thread != null) {
-            thread.shutdownNow();
-            try {
-                thread.awaitTermination(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            thread.close();
             thread = null;
         }
     }

@@ -1,11 +1,9 @@
 package dev.hourglass.node.retention;
 
+import dev.hourglass.node.background.Periodic;
 import dev.hourglass.node.cluster.ClusterView;
 import java.time.Clock;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,7 +47,7 @@ public final class RetentionSweep implements AutoCloseable {
     private final ClusterView cluster;
     private final String nodeId;
     private final RetentionListener listener;
-    private ScheduledExecutorService thread;
+    private Periodic thread;
 
     public RetentionSweep(
             RetentionStore store,
@@ -75,25 +73,14 @@ public final class RetentionSweep implements AutoCloseable {
             LOG.info("retention: off (both tables are kept for ever)");
             return;
         }
-        thread = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "hourglass-retention");
-            t.setDaemon(true);
-            return t;
-        });
-        thread.scheduleWithFixedDelay(
-                this::runQuietly, settings.intervalMs(), settings.intervalMs(), TimeUnit.MILLISECONDS);
+        thread = Periodic.every("hourglass-retention", settings.intervalMs(), this::runQuietly);
     }
 
     /** Stops the thread; a batch under way is interrupted between statements or rolled back. */
     @Override
     public synchronized void close() {
         if (thread != null) {
-            thread.shutdownNow();
-            try {
-                thread.awaitTermination(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            thread.close();
             thread = null;
         }
     }

@@ -1,14 +1,10 @@
 package dev.hourglass.node.store.mybatis;
 
+import dev.hourglass.node.background.Periodic;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.apache.ibatis.session.SqlSession;
 import org.apache.ibatis.session.SqlSessionFactory;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Folds the committed live-count deltas into {@code hg_live_count} (V5__live_counts.sql), so that
@@ -21,13 +17,12 @@ import org.slf4j.LoggerFactory;
  * whether folding runs or not; folding only keeps the delta table, and so the read, small.
  */
 public final class LiveCountFolder implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(LiveCountFolder.class);
     /** Deltas per fold transaction: short enough not to hold the lock row for long. */
     static final int BATCH = 5_000;
 
     private final SqlSessionFactory sessions;
     private final long intervalMs;
-    private ScheduledExecutorService thread;
+    private Periodic thread;
 
     public LiveCountFolder(SqlSessionFactory sessions, long intervalMs) {
         this.sessions = sessions;
@@ -35,22 +30,7 @@ public final class LiveCountFolder implements AutoCloseable {
     }
 
     public synchronized void start() {
-        thread = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "hourglass-count-fold");
-            t.setDaemon(true);
-            return t;
-        });
-        thread.scheduleWithFixedDelay(
-                () -> {
-                    try {
-                        foldAll();
-                    } catch (RuntimeException e) {
-                        LOG.warn("folding the live counts failed; the next run goes on: {}", e.toString());
-                    }
-                },
-                intervalMs,
-                intervalMs,
-                TimeUnit.MILLISECONDS);
+        thread = Periodic.every("hourglass-count-fold", intervalMs, this::foldAll);
     }
 
     /** Folds until fewer than a batch of deltas is left; the number of deltas folded. */
@@ -102,12 +82,7 @@ public final class LiveCountFolder implements AutoCloseable {
     @Override
     public synchronized void close() {
         if (thread != null) {
-            thread.shutdownNow();
-            try {
-                thread.awaitTermination(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            thread.close();
             thread = null;
         }
     }
