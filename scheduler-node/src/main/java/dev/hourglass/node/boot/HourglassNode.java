@@ -7,6 +7,7 @@ import dev.hourglass.node.alert.HttpWebhookSender;
 import dev.hourglass.node.api.dubbo.DubboJobService;
 import dev.hourglass.node.api.http.HttpApi;
 import dev.hourglass.node.api.http.NodeStatus;
+import dev.hourglass.node.background.Periodic;
 import dev.hourglass.node.bulk.BulkActions;
 import dev.hourglass.node.catalog.CallbackAllowList;
 import dev.hourglass.node.catalog.Protocol;
@@ -28,9 +29,11 @@ import dev.hourglass.node.dubbo.DubboRuntime;
 import dev.hourglass.node.firing.ClusterContext;
 import dev.hourglass.node.firing.EngineSettings;
 import dev.hourglass.node.firing.FiringEngine;
+import dev.hourglass.node.firing.FiringListener;
 import dev.hourglass.node.job.JobIdGenerator;
 import dev.hourglass.node.manage.JobManager;
 import dev.hourglass.node.manage.Limits;
+import dev.hourglass.node.metrics.FiringHistory;
 import dev.hourglass.node.metrics.FiringMetrics;
 import dev.hourglass.node.metrics.RetentionMetrics;
 import dev.hourglass.node.retention.RetentionSettings;
@@ -100,6 +103,8 @@ public final class HourglassNode implements AutoCloseable {
     private final ShardOwnership shards;
     private final RetentionSweep retention;
     private final LiveCountFolder liveCounts;
+    private final FiringHistory history;
+    private final Periodic historyRoll;
     private final AlertMonitor alerts;
     private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
     private volatile boolean ready;
@@ -186,13 +191,15 @@ public final class HourglassNode implements AutoCloseable {
             new JvmThreadMetrics().bindTo(registry);
             new ProcessorMetrics().bindTo(registry);
             var metrics = new FiringMetrics(registry);
+            this.history = new FiringHistory();
+            this.historyRoll = Periodic.every("hourglass-history", 1_000, () -> history.roll(clock.millis()));
             var e = config.engine;
             this.engine = new FiringEngine(
                     new FiringEngine.Ports(
                             new MyBatisAttemptStore(database.engineSessions(), nodeId, sqlFailures),
                             catalog,
                             dispatch,
-                            metrics),
+                            FiringListener.both(metrics, history)),
                     this.shards,
                     new ClusterContext(nodeId, this::liveNodes, this::limitShare),
                     clock,
@@ -265,6 +272,7 @@ public final class HourglassNode implements AutoCloseable {
                             targets,
                             new Status(),
                             metrics,
+                            history,
                             registry,
                             alertStore,
                             new BulkActions(jobs, auditLog, clock),
@@ -376,6 +384,7 @@ public final class HourglassNode implements AutoCloseable {
         for (AutoCloseable part : new AutoCloseable[] {
             alerts,
             liveCounts,
+            historyRoll,
             retention,
             http,
             coordinator,
@@ -482,6 +491,7 @@ public final class HourglassNode implements AutoCloseable {
         StopSequence stop = new StopSequence(LOG, grace + STOP_BEYOND_GRACE_MS);
         stop.step("retention", 1_000, retention::close);
         stop.step("live-count folding", 1_000, liveCounts::close);
+        stop.step("firing history", 1_000, historyRoll::close);
         stop.step("alerts", 1_000, alerts::close);
         stop.step("HTTP server", 1_000, http::close);
         stop.step("leaving the cluster", 2_000, coordinator::close);
@@ -503,6 +513,7 @@ public final class HourglassNode implements AutoCloseable {
         StopSequence stop = new StopSequence(LOG, STOP_BEYOND_GRACE_MS);
         stop.step("retention", 1_000, retention::close);
         stop.step("live-count folding", 1_000, liveCounts::close);
+        stop.step("firing history", 1_000, historyRoll::close);
         stop.step("alerts", 1_000, alerts::close);
         stop.step("firing", 1_000, engine::halt);
         stop.step("leaving the cluster", 1_000, coordinator::close);
@@ -555,6 +566,11 @@ public final class HourglassNode implements AutoCloseable {
         @Override
         public int inFlight() {
             return engine.inFlight();
+        }
+
+        @Override
+        public java.util.Map<String, Integer> inFlightByService() {
+            return engine.inFlightByService();
         }
 
         @Override

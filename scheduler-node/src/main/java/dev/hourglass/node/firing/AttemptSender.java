@@ -162,6 +162,10 @@ final class AttemptSender {
         return inFlight.size();
     }
 
+    java.util.Map<String, Integer> inFlightByService() {
+        return gates.running();
+    }
+
     /**
      * Never throws: an attempt whose service cannot be read ends as an ERROR (retried) instead of
      * holding its claim slot and in-flight mark for ever.

@@ -40,6 +40,21 @@ final class DispatchGates {
         admitted.accept(send);
     }
 
+    /** Deliveries under way per service key, now (services with none are left out). */
+    java.util.Map<String, Integer> running() {
+        java.util.Map<String, Integer> out = new java.util.TreeMap<>();
+        gates.forEach((key, gate) -> {
+            int n;
+            synchronized (gate) {
+                n = gate.running;
+            }
+            if (n > 0) {
+                out.put(key, n);
+            }
+        });
+        return out;
+    }
+
     /** A delivery of the service ended (or was dropped): the next waiting one takes its slot. */
     void release(String serviceKey) {
         Gate gate = gates.get(serviceKey);

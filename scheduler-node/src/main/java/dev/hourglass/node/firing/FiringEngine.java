@@ -262,6 +262,11 @@ public final class FiringEngine {
         return sender.inFlight();
     }
 
+    /** Deliveries under way on this node per service key ({@code app/service}). */
+    public java.util.Map<String, Integer> inFlightByService() {
+        return sender.inFlightByService();
+    }
+
     public long watermark() {
         return loader.watermark();
     }

@@ -20,4 +20,39 @@ public interface FiringListener {
     default void quarantined(AttemptResult result) {}
 
     FiringListener NONE = new FiringListener() {};
+
+    /** Both hear every event, {@code first} first. */
+    static FiringListener both(FiringListener first, FiringListener second) {
+        return new FiringListener() {
+            @Override
+            public void fired(Job job, long firedAt) {
+                first.fired(job, firedAt);
+                second.fired(job, firedAt);
+            }
+
+            @Override
+            public void ended(AttemptResult result) {
+                first.ended(result);
+                second.ended(result);
+            }
+
+            @Override
+            public void claimed(int jobs, long nanos) {
+                first.claimed(jobs, nanos);
+                second.claimed(jobs, nanos);
+            }
+
+            @Override
+            public void wrote(int results, long nanos) {
+                first.wrote(results, nanos);
+                second.wrote(results, nanos);
+            }
+
+            @Override
+            public void quarantined(AttemptResult result) {
+                first.quarantined(result);
+                second.quarantined(result);
+            }
+        };
+    }
 }

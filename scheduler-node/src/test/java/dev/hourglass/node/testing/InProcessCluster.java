@@ -61,6 +61,11 @@ public final class InProcessCluster implements AutoCloseable {
         return nodes;
     }
 
+    /** The cluster's database, for tests that check what really is in it. */
+    public String jdbcUrl() {
+        return jdbcUrl;
+    }
+
     public TestingServer zookeeper() {
         return zookeeper;
     }

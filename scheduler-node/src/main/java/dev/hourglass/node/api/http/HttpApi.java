@@ -11,6 +11,7 @@ import dev.hourglass.node.catalog.ServiceRepository;
 import dev.hourglass.node.job.JobRepository;
 import dev.hourglass.node.job.StoreUnavailableException;
 import dev.hourglass.node.manage.JobManager;
+import dev.hourglass.node.metrics.FiringHistory;
 import dev.hourglass.node.metrics.FiringMetrics;
 import dev.hourglass.node.tenant.AppRepository;
 import dev.hourglass.node.tenant.DeliveryTargets;
@@ -45,6 +46,7 @@ public final class HttpApi implements AutoCloseable {
             DeliveryTargets targets,
             NodeStatus node,
             FiringMetrics metrics,
+            FiringHistory history,
             PrometheusMeterRegistry prometheus,
             AlertStore alerts,
             BulkActions bulk,
@@ -56,7 +58,7 @@ public final class HttpApi implements AutoCloseable {
         JobRoutes jobRoutes = new JobRoutes(jobs, callers);
         ServiceRoutes serviceRoutes = new ServiceRoutes(services, serviceRepository, callers);
         AppRoutes appRoutes = new AppRoutes(tenants, targets, callers, apps, allowList);
-        OpsRoutes opsRoutes = new OpsRoutes(node, jobRepository, metrics, prometheus, callers);
+        OpsRoutes opsRoutes = new OpsRoutes(node, jobRepository, metrics, history, prometheus, callers);
         AlertRoutes alertRoutes = new AlertRoutes(alerts, callers, clock);
         BulkRoutes bulkRoutes = new BulkRoutes(bulk, audit, callers);
         this.app = Javalin.create(cfg -> {

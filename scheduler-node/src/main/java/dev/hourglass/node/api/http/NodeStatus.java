@@ -18,6 +18,9 @@ public interface NodeStatus {
 
     int inFlight();
 
+    /** Deliveries under way on this node per service key ({@code app/service}). */
+    java.util.Map<String, Integer> inFlightByService();
+
     long watermark();
 
     /** Members, master and assignment as this node's coordinator sees them. */

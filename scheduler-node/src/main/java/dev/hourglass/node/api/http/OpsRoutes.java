@@ -2,10 +2,12 @@ package dev.hourglass.node.api.http;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hourglass.api.HourglassException;
 import dev.hourglass.node.cluster.Assignment;
 import dev.hourglass.node.cluster.ClusterView;
 import dev.hourglass.node.cluster.Member;
 import dev.hourglass.node.job.JobRepository;
+import dev.hourglass.node.metrics.FiringHistory;
 import dev.hourglass.node.metrics.FiringMetrics;
 import dev.hourglass.node.tenant.Caller;
 import io.javalin.config.RoutesConfig;
@@ -14,6 +16,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -22,6 +25,7 @@ final class OpsRoutes {
     private final NodeStatus node;
     private final JobRepository jobs;
     private final FiringMetrics metrics;
+    private final FiringHistory history;
     private final PrometheusMeterRegistry prometheus;
     private final Callers callers;
 
@@ -29,11 +33,13 @@ final class OpsRoutes {
             NodeStatus node,
             JobRepository jobs,
             FiringMetrics metrics,
+            FiringHistory history,
             PrometheusMeterRegistry prometheus,
             Callers callers) {
         this.node = node;
         this.jobs = jobs;
         this.metrics = metrics;
+        this.history = history;
         this.prometheus = prometheus;
         this.callers = callers;
     }
@@ -48,8 +54,10 @@ final class OpsRoutes {
                 .result(prometheus.scrape()));
         r.get("/api/v1/openapi.json", ctx -> resource(ctx, "/public/openapi.json", "application/json"));
         r.get("/", ctx -> resource(ctx, "/public/index.html", "text/html; charset=utf-8"));
+        r.get("/dashboard.js", ctx -> resource(ctx, "/public/dashboard.js", "text/javascript; charset=utf-8"));
         r.get("/api/v1/cluster", this::cluster);
         r.get("/api/v1/stats", this::stats);
+        r.get("/api/v1/stats/history", this::history);
     }
 
     private void cluster(Context ctx) {
@@ -99,6 +107,51 @@ final class OpsRoutes {
         out.put("firedSinceStart", metrics.firedCount());
         out.set("attemptsSinceStartByOutcome", Json.map(metrics.outcomeCounts()));
         out.set("latenessMs", Json.map(metrics.latenessSummary()));
+        Respond.ok(ctx, out);
+    }
+
+    /**
+     * This node's firing per second (last 5 min) or per minute (last hour), and its services' last
+     * minute. Node-wide figures like {@code /api/v1/stats}; an app token sees only its app's services.
+     */
+    private void history(Context ctx) {
+        Caller caller = callers.of(ctx);
+        String app = callers.scope(ctx, caller);
+        String resolution = ctx.queryParamAsClass("resolution", String.class).getOrDefault("second");
+        List<FiringHistory.Point> points =
+                switch (resolution) {
+                    case "second" -> history.seconds();
+                    case "minute" -> history.minutes();
+                    default -> throw HourglassException.invalid("resolution", "resolution must be second or minute");
+                };
+        ObjectNode out = Json.object();
+        out.put("node", node.nodeId());
+        out.put("resolution", resolution);
+        ArrayNode items = out.putArray("points");
+        for (FiringHistory.Point p : points) {
+            ObjectNode n = items.addObject();
+            n.put("at", Json.time(p.at()));
+            n.put("ms", p.ms());
+            n.put("fired", p.fired());
+            ObjectNode attempts = n.putObject("attempts");
+            p.attempts().forEach((o, c) -> attempts.put(o.name(), c));
+            n.putObject("latenessMs").put("p50", p.p50()).put("p99", p.p99()).put("max", p.max());
+        }
+        Map<String, Integer> inFlight = node.inFlightByService();
+        Map<String, FiringHistory.ServiceActivity> activity = history.lastMinuteByService();
+        ObjectNode services = out.putObject("services");
+        java.util.SortedSet<String> keys = new java.util.TreeSet<>(activity.keySet());
+        keys.addAll(inFlight.keySet());
+        for (String key : keys) {
+            if (app != null && !key.startsWith(app + "/")) {
+                continue;
+            }
+            FiringHistory.ServiceActivity a = activity.getOrDefault(key, new FiringHistory.ServiceActivity(0, 0));
+            services.putObject(key)
+                    .put("attemptsLastMinute", a.attempts())
+                    .put("failedLastMinute", a.failed())
+                    .put("inFlight", inFlight.getOrDefault(key, 0));
+        }
         Respond.ok(ctx, out);
     }
 
