@@ -244,6 +244,113 @@ public final class LoadBench {
                 api.call("GET", "/api/v1/stats", opts.get("admin"), null).get("liveByService");
         out.set("liveByService", live);
         out.set("statsMs", statsLatency(200));
+        out.set("listsMs", listLatency(app, far));
+        out.set("explain", explainSearches(app));
+        return out;
+    }
+
+    /**
+     * The dashboard's lists with the seeded jobs in place, 20 calls each: job searches as the admin
+     * and as the seeded app's token with each filter, page 2 by cursor, and a small app's searches
+     * (20 jobs among millions: a plan that walks the primary key would read them all), then the
+     * other lists the page shows.
+     */
+    private ObjectNode listLatency(String app, long far) {
+        String admin = opts.get("admin");
+        String quiet = "quiet" + System.currentTimeMillis() % 10_000_000;
+        String quietToken = api.call("POST", "/api/v1/apps", admin, "{\"name\":\"" + quiet + "\"}")
+                .get("token")
+                .asText();
+        api.call("PUT", "/api/v1/services/q", quietToken, "{\"protocol\":\"HTTP\",\"url\":\"" + sink.url() + "\"}");
+        for (int i = 0; i < 20; i++) {
+            api.call(
+                    "POST",
+                    "/api/v1/jobs",
+                    quietToken,
+                    "{\"service\":\"q\",\"fireAt\":" + (far + i) + ",\"bizKey\":\"q-" + i + "\"}");
+        }
+        String cursor = api.call("GET", "/api/v1/jobs?limit=50", token, null)
+                .get("nextCursor")
+                .asText();
+        String range = "&fireFrom=" + (far + 1_800_000) + "&fireTo=" + (far + 1_860_000);
+        Map<String, String[]> calls = new java.util.LinkedHashMap<>();
+        calls.put("admin: jobs", new String[] {admin, "/api/v1/jobs?limit=50"});
+        calls.put("admin: jobs state=DELAYED", new String[] {admin, "/api/v1/jobs?limit=50&state=DELAYED"});
+        calls.put("admin: jobs state=FAILED", new String[] {admin, "/api/v1/jobs?limit=50&state=FAILED"});
+        calls.put("app: jobs", new String[] {token, "/api/v1/jobs?limit=50"});
+        calls.put("app: jobs page 2", new String[] {token, "/api/v1/jobs?limit=50&cursor=" + cursor});
+        calls.put("app: jobs service", new String[] {token, "/api/v1/jobs?limit=50&service=" + service});
+        calls.put("app: jobs state=DELAYED", new String[] {token, "/api/v1/jobs?limit=50&state=DELAYED"});
+        calls.put("app: jobs state=FAILED", new String[] {token, "/api/v1/jobs?limit=50&state=FAILED"});
+        calls.put("app: jobs fire range 1 min", new String[] {token, "/api/v1/jobs?limit=50" + range});
+        calls.put("small app: jobs", new String[] {quietToken, "/api/v1/jobs?limit=50"});
+        calls.put("small app: jobs state=DELAYED", new String[] {quietToken, "/api/v1/jobs?limit=50&state=DELAYED"});
+        calls.put("small app: jobs bizKey", new String[] {quietToken, "/api/v1/jobs?limit=50&bizKey=q-7"});
+        calls.put("admin: services", new String[] {admin, "/api/v1/services"});
+        calls.put("admin: alerts FIRING", new String[] {admin, "/api/v1/alerts?state=FIRING&limit=500"});
+        calls.put("admin: audit", new String[] {admin, "/api/v1/audit?limit=50"});
+        calls.put("admin: stats history", new String[] {admin, "/api/v1/stats/history"});
+        calls.put("admin: cluster", new String[] {admin, "/api/v1/cluster"});
+        ObjectNode out = JSON.createObjectNode();
+        calls.forEach((name, call) -> {
+            org.HdrHistogram.Histogram us = new org.HdrHistogram.Histogram(3);
+            long deadline = System.currentTimeMillis() + 120_000;
+            for (int i = 0; i < 20 && System.currentTimeMillis() < deadline; i++) {
+                long t0 = System.nanoTime();
+                api.call("GET", call[1], call[0], null);
+                us.recordValue(Math.max(1, (System.nanoTime() - t0) / 1_000));
+            }
+            out.put(
+                    name,
+                    String.format(
+                            "p50 %.1f, max %.1f", us.getValueAtPercentile(50) / 1_000.0, us.getMaxValue() / 1_000.0));
+            System.err.printf("%s: %s%n", name, out.get(name).asText());
+        });
+        return out;
+    }
+
+    /** The plans of the job search's statements (JobMapper.searchLive/searchFinal) for each filter. */
+    private ObjectNode explainSearches(String app) {
+        String cols = "SELECT id FROM ";
+        Map<String, String> sql = new java.util.LinkedHashMap<>();
+        sql.put("live, no filter", cols + "job_delay_task ORDER BY id LIMIT 51");
+        sql.put("live, app", cols + "job_delay_task WHERE app = 'A' ORDER BY id LIMIT 51");
+        sql.put("live, app + service", cols + "job_delay_task WHERE app = 'A' AND service = 'S' ORDER BY id LIMIT 51");
+        sql.put(
+                "live, app + state",
+                cols + "job_delay_task WHERE app = 'A' AND state = 'DELAYED' ORDER BY id LIMIT 51");
+        sql.put("live, app + bizKey", cols + "job_delay_task WHERE app = 'A' AND biz_key = 'k' ORDER BY id LIMIT 51");
+        sql.put(
+                "live, app + fire range",
+                cols + "job_delay_task WHERE app = 'A' AND fire_at >= 1 AND fire_at < 2 ORDER BY id LIMIT 51");
+        sql.put(
+                "backlog, app + state",
+                cols + "job_delay_task_backlog WHERE app = 'A' AND state = 'FAILED' ORDER BY id LIMIT 51");
+        ObjectNode out = JSON.createObjectNode();
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(opts.get("jdbc"), "root", "");
+                java.sql.Statement st = c.createStatement()) {
+            for (Map.Entry<String, String> e : sql.entrySet()) {
+                String q = e.getValue().replace("'A'", "'" + app + "'").replace("'S'", "'" + service + "'");
+                StringBuilder plan = new StringBuilder();
+                try (java.sql.ResultSet rs = st.executeQuery("EXPLAIN " + q)) {
+                    while (rs.next()) {
+                        plan.append("type=")
+                                .append(rs.getString("type"))
+                                .append(" key=")
+                                .append(rs.getString("key"))
+                                .append(" rows=")
+                                .append(rs.getString("rows"))
+                                .append(" extra=")
+                                .append(rs.getString("Extra"))
+                                .append("; ");
+                    }
+                }
+                out.put(e.getKey(), plan.toString());
+                System.err.printf("EXPLAIN %s: %s%n", e.getKey(), plan);
+            }
+        } catch (java.sql.SQLException e) {
+            out.put("error", e.toString());
+        }
         return out;
     }
 

@@ -114,4 +114,27 @@ class LocalClusterScriptIT {
         }
         assertThat(dir.resolve("cluster/pids")).doesNotExist();
     }
+
+    /**
+     * A pid file left from an earlier run (after a reboot, say) may name a process that is not
+     * the cluster's any more: {@code stop} leaves it alone and forgets the file.
+     */
+    @Test
+    void stopLeavesAlonePidsThatAreNoLongerTheClusters() throws Exception {
+        Process stranger = new ProcessBuilder("sleep", "60").start();
+        try {
+            Path cluster = Files.createDirectories(dir.resolve("cluster"));
+            Files.writeString(cluster.resolve("pids"), stranger.pid() + "\n");
+            Process stop = script("stop", Map.of("DIR", cluster.toString()));
+            assertThat(stop.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(stop.exitValue()).as(output("stop")).isZero();
+            assertThat(output("stop")).contains("stopped");
+            assertThat(stranger.isAlive())
+                    .as("a process the cluster did not start")
+                    .isTrue();
+            assertThat(cluster.resolve("pids")).doesNotExist();
+        } finally {
+            stranger.destroyForcibly();
+        }
+    }
 }

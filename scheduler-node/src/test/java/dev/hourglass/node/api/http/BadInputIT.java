@@ -436,5 +436,14 @@ class BadInputIT {
         assertThat(f.app.get("/api/v1/jobs?limit=501").errorField()).isEqualTo("limit");
         assertThat(f.app.get("/api/v1/jobs?state=SLEEPING").errorField()).isEqualTo("state");
         assertThat(f.app.get("/api/v1/jobs?cursor=zzz").errorField()).isEqualTo("cursor");
+        // digits only, but beyond a long: a typed 400, not a 500 from the number's parse
+        assertThat(f.app.get("/api/v1/jobs?cursor=L9223372036854775808").errorField())
+                .isEqualTo("cursor");
+        assertThat(f.app.get("/api/v1/jobs?cursor=F99999999999999999999").errorField())
+                .isEqualTo("cursor");
+        assertThat(f.app.get("/api/v1/audit?cursor=9223372036854775808").errorField())
+                .isEqualTo("cursor");
+        assertThat(f.app.get("/api/v1/alerts?cursor=9223372036854775808").errorField())
+                .isEqualTo("cursor");
     }
 }
