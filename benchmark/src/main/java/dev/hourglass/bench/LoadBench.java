@@ -282,7 +282,12 @@ public final class LoadBench {
         calls.put("app: jobs service", new String[] {token, "/api/v1/jobs?limit=50&service=" + service});
         calls.put("app: jobs state=DELAYED", new String[] {token, "/api/v1/jobs?limit=50&state=DELAYED"});
         calls.put("app: jobs state=FAILED", new String[] {token, "/api/v1/jobs?limit=50&state=FAILED"});
+        calls.put("app: jobs state=RUNNING (none)", new String[] {token, "/api/v1/jobs?limit=50&state=RUNNING"});
         calls.put("app: jobs fire range 1 min", new String[] {token, "/api/v1/jobs?limit=50" + range});
+        calls.put(
+                "app: jobs service + fire range",
+                new String[] {token, "/api/v1/jobs?limit=50&service=" + service + range});
+        calls.put("admin: jobs fire range 1 min", new String[] {admin, "/api/v1/jobs?limit=50" + range});
         calls.put("small app: jobs", new String[] {quietToken, "/api/v1/jobs?limit=50"});
         calls.put("small app: jobs state=DELAYED", new String[] {quietToken, "/api/v1/jobs?limit=50&state=DELAYED"});
         calls.put("small app: jobs bizKey", new String[] {quietToken, "/api/v1/jobs?limit=50&bizKey=q-7"});
@@ -322,7 +327,11 @@ public final class LoadBench {
         sql.put("live, app + bizKey", cols + "job_delay_task WHERE app = 'A' AND biz_key = 'k' ORDER BY id LIMIT 51");
         sql.put(
                 "live, app + fire range",
-                cols + "job_delay_task WHERE app = 'A' AND fire_at >= 1 AND fire_at < 2 ORDER BY id LIMIT 51");
+                cols + "job_delay_task WHERE app = 'A' AND fire_at >= 1 AND fire_at < 2 ORDER BY fire_at, id LIMIT 51");
+        sql.put(
+                "live, app + service + fire range",
+                cols + "job_delay_task WHERE app = 'A' AND service = 'S'"
+                        + " AND fire_at >= 1 AND fire_at < 2 ORDER BY fire_at, id LIMIT 51");
         sql.put(
                 "backlog, app + state",
                 cols + "job_delay_task_backlog WHERE app = 'A' AND state = 'FAILED' ORDER BY id LIMIT 51");

@@ -356,6 +356,31 @@ class DashboardIT {
         byId("prevPage").click();
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("pageInfo"), "page 1 · 50"));
 
+        // a fire-time range: pages in fire-time order through the fire-time index
+        String from = (String) browser.executeScript(
+                "const d = new Date(Date.now() + 50 * 60000); d.setMinutes(d.getMinutes() - d.getTimezoneOffset());"
+                        + " return d.toISOString().slice(0, 19);");
+        String to = (String) browser.executeScript(
+                "const d = new Date(Date.now() + 70 * 60000); d.setMinutes(d.getMinutes() - d.getTimezoneOffset());"
+                        + " return d.toISOString().slice(0, 19);");
+        setLocalTime("jobFireFrom", from);
+        setLocalTime("jobFireTo", to);
+        byId("findJobs").click();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("pageInfo"), "page 1 · 50 job(s)"));
+        List<String> firstPage = browser.findElements(By.cssSelector("#jobs tr[data-job] td:nth-child(6)")).stream()
+                .map(WebElement::getText)
+                .toList();
+        assertThat(firstPage).isSortedAccordingTo(String::compareTo);
+        byId("nextPage").click();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("pageInfo"), "page 2"));
+        List<String> secondPage = browser.findElements(By.cssSelector("#jobs tr[data-job] td:nth-child(6)")).stream()
+                .map(WebElement::getText)
+                .toList();
+        assertThat(secondPage).isNotEmpty();
+        assertThat(secondPage.get(0)).isGreaterThanOrEqualTo(firstPage.get(firstPage.size() - 1));
+        setLocalTime("jobFireFrom", "");
+        setLocalTime("jobFireTo", "");
+
         // a final job, by id
         type("jobId", done);
         byId("findJobs").click();

@@ -1,6 +1,7 @@
 package dev.hourglass.node.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.hourglass.api.JobState;
 import dev.hourglass.node.catalog.AckMode;
@@ -436,6 +437,74 @@ public abstract class StorageContract {
             assertThat(c.service()).isEqualTo(service);
             assertThat(c.count()).isEqualTo(2);
         });
+    }
+
+    /**
+     * With a fire-time range the search pages in fire-time order (then id) through the fire-time
+     * index, live jobs first, then final ones, each job once, jobs outside the range never; ties
+     * of fire time are split by id across pages. A cursor from a search without the range is
+     * refused rather than misread.
+     */
+    @Test
+    void searchByFireTimePagesInFireTimeOrder() {
+        String service = "byfire" + System.nanoTime() % 100_000;
+        long[] fireTimes = {T0 + 500, T0 + 100, T0 + 300, T0 + 300, T0 + 300, T0 + 900, T0 + 200, T0 + 5_000};
+        List<Job> inserted = new ArrayList<>();
+        for (int i = 0; i < fireTimes.length; i++) {
+            Job base = job(fireTimes[i], null, 3);
+            Job j = new Job(
+                    base.id(),
+                    base.app(),
+                    service,
+                    null,
+                    3,
+                    JobState.DELAYED,
+                    fireTimes[i],
+                    fireTimes[i],
+                    null,
+                    0,
+                    0,
+                    3,
+                    1000,
+                    null,
+                    "1",
+                    Map.of(),
+                    null,
+                    null,
+                    0,
+                    T0,
+                    T0);
+            jobs.insert(j);
+            inserted.add(j);
+            if (i % 3 == 0) {
+                mutations.cancel(j.id(), app, T0); // to the backlog
+            }
+        }
+        List<Long> liveOrder = new ArrayList<>();
+        List<Long> finalOrder = new ArrayList<>();
+        inserted.stream()
+                .filter(j -> j.fireAt() < T0 + 1_000)
+                .sorted(java.util.Comparator.comparingLong(Job::fireAt).thenComparingLong(Job::id))
+                .forEach(j -> (inserted.indexOf(j) % 3 == 0 ? finalOrder : liveOrder).add(j.id()));
+        List<Long> expected = new ArrayList<>(liveOrder);
+        expected.addAll(finalOrder);
+
+        List<Long> seen = new ArrayList<>();
+        String cursor = null;
+        int pages = 0;
+        do {
+            JobPage page = jobs.search(new JobQuery(app, null, null, service, T0, T0 + 1_000, 2, cursor));
+            page.items().forEach(j -> seen.add(j.id()));
+            cursor = page.nextCursor();
+            pages++;
+        } while (cursor != null && pages < 20);
+        assertThat(seen).as("live by fire time, then final by fire time").containsExactlyElementsOf(expected);
+
+        String byId = jobs.search(new JobQuery(app, null, null, service, null, null, 2, null))
+                .nextCursor();
+        assertThatThrownBy(() -> jobs.search(new JobQuery(app, null, null, service, T0, T0 + 1_000, 2, byId)))
+                .isInstanceOf(dev.hourglass.api.HourglassException.class)
+                .hasMessageContaining("cursor");
     }
 
     /** The live counts (folded counters plus deltas) as a map, and the same by a scan of the table. */

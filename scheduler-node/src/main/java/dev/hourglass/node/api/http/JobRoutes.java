@@ -148,10 +148,7 @@ final class JobRoutes {
                 throw HourglassException.invalid("state", "state must be one of " + List.of(JobState.values()));
             }
         }
-        String cursor = ctx.queryParam("cursor");
-        if (cursor != null) {
-            QueryParams.cursor(ctx, cursor.startsWith("F") ? "F" : "L");
-        }
+        String cursor = QueryParams.jobCursor(ctx);
         JobPage page = jobs.search(new JobQuery(
                 app,
                 bizKey,

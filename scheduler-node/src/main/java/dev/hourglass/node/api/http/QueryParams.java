@@ -54,4 +54,23 @@ final class QueryParams {
         }
         return v;
     }
+
+    /** A job search's cursor: {@code L} or {@code F}, then an id, or a fire time, a dot and an id. */
+    static String jobCursor(Context ctx) {
+        String v = ctx.queryParam("cursor");
+        if (v == null) {
+            return null;
+        }
+        if (!v.matches("[LF]\\d{1,19}(\\.\\d{1,19})?")) {
+            throw HourglassException.invalid("cursor", "cursor is not one this API gave");
+        }
+        try {
+            for (String part : v.substring(1).split("\\.")) {
+                Long.parseLong(part);
+            }
+        } catch (NumberFormatException beyondALong) {
+            throw HourglassException.invalid("cursor", "cursor is not one this API gave");
+        }
+        return v;
+    }
 }

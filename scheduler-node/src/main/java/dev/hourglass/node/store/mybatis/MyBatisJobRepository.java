@@ -1,5 +1,6 @@
 package dev.hourglass.node.store.mybatis;
 
+import dev.hourglass.api.HourglassException;
 import dev.hourglass.node.job.Execution;
 import dev.hourglass.node.job.Job;
 import dev.hourglass.node.job.JobPage;
@@ -178,16 +179,19 @@ public final class MyBatisJobRepository implements JobRepository {
     }
 
     /**
-     * Pages by id. Without a state filter the search walks the live table, then the backlog; the
-     * cursor says which ({@code L<id>} or {@code F<id>}).
+     * Pages by id, or with a fire-time range by (fire time, id) through the fire-time index. Without
+     * a state filter the search walks the live table, then the backlog; the cursor says which
+     * ({@code L} or {@code F}) and where: {@code L<id>}, or {@code L<fireAt>.<id>} by fire time.
+     * {@code F0} starts the backlog from its beginning.
      */
     @Override
     public JobPage search(JobQuery q) {
         boolean liveOnly = q.state() != null && !q.state().isFinal();
         boolean finalOnly = q.state() != null && q.state().isFinal();
         boolean inFinalPhase = finalOnly || (q.cursor() != null && q.cursor().startsWith("F"));
-        Long afterId = q.cursor() == null ? null : Long.valueOf(q.cursor().substring(1));
         SearchParams p = new SearchParams();
+        p.byFireTime = q.fireFrom() != null || q.fireTo() != null;
+        Position after = Position.of(q.cursor(), p.byFireTime);
         p.app = q.app();
         p.bizKey = q.bizKey();
         p.bizKeyLike = q.bizKeyPrefix() == null
@@ -204,18 +208,18 @@ public final class MyBatisJobRepository implements JobRepository {
         try (SqlSession s = sessions.openSession(true)) {
             JobMapper m = s.getMapper(JobMapper.class);
             if (!inFinalPhase) {
-                p.afterId = afterId;
+                after.bind(p);
                 List<JobRow> live = m.searchLive(p);
                 live.stream().limit(q.limit()).map(JobRows::toJob).forEach(items::add);
                 if (live.size() > q.limit()) {
-                    return new JobPage(items, "L" + items.get(items.size() - 1).id());
+                    return new JobPage(items, "L" + Position.after(items.get(items.size() - 1), p.byFireTime));
                 }
                 if (liveOnly) {
                     return new JobPage(items, null);
                 }
-                afterId = null;
+                after = Position.START;
             }
-            p.afterId = afterId;
+            after.bind(p);
             p.limit = q.limit() - items.size() + 1;
             // a job that ended between the two reads is in both: list it once
             Set<Long> listed = items.stream().map(Job::id).collect(Collectors.toSet());
@@ -227,12 +231,43 @@ public final class MyBatisJobRepository implements JobRepository {
                     .filter(j -> !listed.contains(j.id()))
                     .forEach(items::add);
             String next = ended.size() > room && room > 0
-                    ? "F" + items.get(items.size() - 1).id()
+                    ? "F" + Position.after(items.get(items.size() - 1), p.byFireTime)
                     : null;
             if (room == 0 && !ended.isEmpty()) {
                 next = "F0";
             }
             return new JobPage(items, next);
+        }
+    }
+
+    /** Where a page starts: after this (fire time and) id, or at the start. */
+    private record Position(Long fireAt, Long id) {
+        static final Position START = new Position(null, null);
+
+        /** The cursor's position; the route checked its form ({@code QueryParams.jobCursor}). */
+        static Position of(String cursor, boolean byFireTime) {
+            if (cursor == null || cursor.equals("F0")) {
+                return START;
+            }
+            String rest = cursor.substring(1);
+            int dot = rest.indexOf('.');
+            if (byFireTime != (dot >= 0)) {
+                throw HourglassException.invalid(
+                        "cursor",
+                        "cursor is from a search with other filters (fireFrom/fireTo): start again without it");
+            }
+            return dot < 0
+                    ? new Position(null, Long.valueOf(rest))
+                    : new Position(Long.valueOf(rest.substring(0, dot)), Long.valueOf(rest.substring(dot + 1)));
+        }
+
+        static String after(Job last, boolean byFireTime) {
+            return byFireTime ? last.fireAt() + "." + last.id() : Long.toString(last.id());
+        }
+
+        void bind(SearchParams p) {
+            p.afterId = id;
+            p.afterFireAt = fireAt;
         }
     }
 

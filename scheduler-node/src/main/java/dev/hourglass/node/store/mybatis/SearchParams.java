@@ -12,5 +12,12 @@ public class SearchParams {
     public Long fireFrom;
     public Long fireTo;
     public Long afterId;
+    /**
+     * With a fire-time range the search walks the fire-time index: ordered by (fire_at, id), and
+     * the page after ({@code afterFireAt}, {@code afterId}).
+     */
+    public boolean byFireTime;
+
+    public Long afterFireAt;
     public int limit;
 }
