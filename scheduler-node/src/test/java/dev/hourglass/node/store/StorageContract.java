@@ -507,6 +507,60 @@ public abstract class StorageContract {
                 .hasMessageContaining("cursor");
     }
 
+    /** RUNNING jobs are found through the due-time index, in every shard, and paged by id. */
+    @Test
+    void searchOfRunningJobsFindsEveryShardsClaims() {
+        String service = "running" + System.nanoTime() % 100_000;
+        List<Long> claimed = new ArrayList<>();
+        for (int shard : new int[] {0, 5, 63, 5, 17}) {
+            Job base = job(T0, null, shard);
+            Job j = new Job(
+                    base.id(),
+                    base.app(),
+                    service,
+                    null,
+                    shard,
+                    JobState.DELAYED,
+                    T0,
+                    T0,
+                    null,
+                    0,
+                    0,
+                    3,
+                    1000,
+                    null,
+                    "1",
+                    Map.of(),
+                    null,
+                    null,
+                    0,
+                    T0,
+                    T0);
+            jobs.insert(j);
+            if (shard != 17) {
+                assertThat(attempts.claim(List.of(j.id()), "n1", T0 + 1, T0 + 1).claimed())
+                        .hasSize(1);
+                claimed.add(j.id());
+            }
+        }
+        List<Long> seen = new ArrayList<>();
+        String cursor = null;
+        int pages = 0;
+        do {
+            JobPage page = jobs.search(new JobQuery(app, null, JobState.RUNNING, service, null, null, 3, cursor));
+            page.items().forEach(j -> {
+                assertThat(j.state()).isEqualTo(JobState.RUNNING);
+                seen.add(j.id());
+            });
+            cursor = page.nextCursor();
+            pages++;
+        } while (cursor != null && pages < 10);
+        assertThat(seen).containsExactlyElementsOf(claimed.stream().sorted().toList());
+        assertThat(jobs.search(new JobQuery(app, null, JobState.DELAYED, service, null, null, 50, null))
+                        .items())
+                .hasSize(1);
+    }
+
     /** The live counts (folded counters plus deltas) as a map, and the same by a scan of the table. */
     private Map<String, Long> countedLive() {
         Map<String, Long> m = new java.util.TreeMap<>();

@@ -30,6 +30,10 @@ public interface JobMapper {
 
     List<JobRow> searchFinal(@Param("q") SearchParams q);
 
+    /** The highest shard of a live job (one look at the due-time index), null when there is none. */
+    @org.apache.ibatis.annotations.Select("SELECT MAX(shard) FROM job_delay_task")
+    Integer maxLiveShard();
+
     List<ExecutionRow> executions(@Param("jobId") long jobId);
 
     int reschedule(

@@ -1,6 +1,7 @@
 package dev.hourglass.node.store.mybatis;
 
 import dev.hourglass.api.HourglassException;
+import dev.hourglass.api.JobState;
 import dev.hourglass.node.job.Execution;
 import dev.hourglass.node.job.Job;
 import dev.hourglass.node.job.JobPage;
@@ -209,6 +210,15 @@ public final class MyBatisJobRepository implements JobRepository {
             JobMapper m = s.getMapper(JobMapper.class);
             if (!inFinalPhase) {
                 after.bind(p);
+                if (q.state() == JobState.RUNNING && q.bizKey() == null) {
+                    Integer maxShard = m.maxLiveShard();
+                    if (maxShard == null) {
+                        return new JobPage(items, null); // no live job at all
+                    }
+                    p.shards = java.util.stream.IntStream.rangeClosed(0, maxShard)
+                            .boxed()
+                            .toList();
+                }
                 List<JobRow> live = m.searchLive(p);
                 live.stream().limit(q.limit()).map(JobRows::toJob).forEach(items::add);
                 if (live.size() > q.limit()) {

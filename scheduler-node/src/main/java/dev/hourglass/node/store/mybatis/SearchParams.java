@@ -19,5 +19,12 @@ public class SearchParams {
     public boolean byFireTime;
 
     public Long afterFireAt;
+    /**
+     * Every shard, for a search of RUNNING jobs: {@code shard IN (...) AND state = 'RUNNING'} is a
+     * set of ranges of the due-time index (shard, state, due_at), so the few RUNNING jobs among
+     * millions of DELAYED ones are found there instead of by reading the table in id order.
+     */
+    public java.util.List<Integer> shards;
+
     public int limit;
 }
