@@ -211,13 +211,16 @@ function jobFilter() {
   return { bizKey: $('jobBizKey').value.trim(), service: $('jobService').value.trim(), state: $('jobState').value,
     fireFrom: isoOf($('jobFireFrom').value), fireTo: isoOf($('jobFireTo').value) };
 }
-async function findJobs(cursor) {
-  const id = $('jobId').value.trim();
+// A cursor belongs to the filters of its search: Find takes the form's filters, Next and Previous
+// keep the ones of the search they page through.
+async function findJobs(cursor, filter) {
+  state.filter = filter || state.filter;
+  const id = state.filter.id;
   let items, next = null;
   if (id) {
     items = [await get('/api/v1/jobs/' + encodeURIComponent(id))];
   } else {
-    const page = await get('/api/v1/jobs' + query(Object.assign(jobFilter(), { limit: 50, cursor })));
+    const page = await get('/api/v1/jobs' + query(Object.assign({}, state.filter.search, { limit: 50, cursor })));
     items = page.items; next = page.nextCursor;
   }
   state.page = { cursor, next };
@@ -323,7 +326,10 @@ window.onhashchange = () => { if (!$('app').hidden) show(location.hash.slice(1))
 $('resolution').onchange = () => guarded(loadCluster);
 $('refreshServices').onclick = () => guarded(loadServices);
 $('closeEditor').onclick = () => { $('serviceEditor').hidden = true; };
-$('findJobs').onclick = () => { state.cursors = []; guarded(() => findJobs(null)); };
+$('findJobs').onclick = () => {
+  state.cursors = [];
+  guarded(() => findJobs(null, { id: $('jobId').value.trim(), search: jobFilter() }));
+};
 $('nextPage').onclick = () => { state.cursors.push(state.page.cursor); guarded(() => findJobs(state.page.next)); };
 $('prevPage').onclick = () => guarded(() => findJobs(state.cursors.pop()));
 $('actFire').onclick = intervene('Fire now', 'POST', '/fire');

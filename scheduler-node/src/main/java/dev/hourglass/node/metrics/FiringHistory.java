@@ -22,8 +22,9 @@ import org.HdrHistogram.Recorder;
  * attempts and failures of the last minute.
  *
  * <p>Engine threads only add to lock-free counters and a {@link Recorder}; {@link #roll} (once a
- * second, from one thread) closes a point. Memory is fixed: a few hundred small points and one
- * histogram per open minute, whatever the load.
+ * second, from one thread) closes a point. Memory is bounded whatever the load: a few hundred small
+ * points, four histograms (about 100 KiB) and 61 totals per service active in the last minute.
+ * Intervals are timed with the wall clock of the points' labels; one that steps back skips a point.
  */
 public final class FiringHistory implements FiringListener {
     public static final int SECONDS = 300;
@@ -50,6 +51,9 @@ public final class FiringHistory implements FiringListener {
     private final Histogram minuteLateness = new Histogram(MAX_LATENESS_MS, 2);
     private long lastRoll = -1;
     private long minuteStart = -1;
+    /** Where counting began in the open minute: its start, or the first roll inside it. */
+    private long minuteCountedFrom = -1;
+
     private long minuteFired;
     private final Map<AttemptOutcome, Long> minuteAttempts = new EnumMap<>(AttemptOutcome.class);
     private long lastFired;
@@ -109,9 +113,12 @@ public final class FiringHistory implements FiringListener {
         lastFired = firedTotal;
         rollServices();
         if (lastRoll < 0 || now <= lastRoll) {
+            if (minuteStart < 0) {
+                minuteStart = now - now % MINUTE_MS;
+                minuteCountedFrom = now;
+            }
             lastRoll = Math.max(lastRoll, now);
-            minuteStart = minuteStart < 0 ? now - now % MINUTE_MS : minuteStart;
-            return; // the first call: counts before it belong to no interval
+            return; // the first call (or a wall clock that stepped back): no interval to close
         }
         add(seconds, point(now, now - lastRoll, firedNow, attempts, interval), SECONDS);
         // an interval counts in the minute it started in
@@ -128,21 +135,28 @@ public final class FiringHistory implements FiringListener {
         long end = now - now % MINUTE_MS;
         add(
                 minutes,
-                point(end, end - minuteStart, minuteFired, new EnumMap<>(minuteAttempts), minuteLateness),
+                point(end, end - minuteCountedFrom, minuteFired, new EnumMap<>(minuteAttempts), minuteLateness),
                 MINUTES);
         minuteLateness.reset();
         minuteFired = 0;
         minuteAttempts.replaceAll((o, n) -> 0L);
         minuteStart = end;
+        minuteCountedFrom = end;
     }
 
+    /**
+     * Also forgets a service idle for a whole minute, so the map holds the services active lately,
+     * not every service ever seen (an attempt ending while its entry is removed may go uncounted
+     * in that last-minute figure: a display figure, not a metric).
+     */
     private void rollServices() {
-        for (ServiceCounters s : services.values()) {
+        services.values().removeIf(s -> {
             s.totals.addLast(new long[] {s.attempts.sum(), s.failed.sum()});
             if (s.totals.size() > 61) {
                 s.totals.removeFirst();
             }
-        }
+            return s.totals.size() == 61 && s.totals.peekFirst()[0] == s.totals.peekLast()[0];
+        });
     }
 
     private static Point point(long at, long ms, long fired, Map<AttemptOutcome, Long> attempts, Histogram h) {

@@ -108,7 +108,22 @@ class FiringHistoryTest {
         }
         assertThat(history.seconds()).hasSize(FiringHistory.SECONDS);
         assertThat(history.seconds().get(FiringHistory.SECONDS - 1).at()).isEqualTo(t);
-        assertThat(history.lastMinuteByService()).containsEntry("shop/a", new FiringHistory.ServiceActivity(0, 0));
+        assertThat(history.lastMinuteByService())
+                .as("a service idle for a minute is forgotten")
+                .doesNotContainKey("shop/a");
+    }
+
+    @Test
+    void theFirstMinuteCoversOnlyTheTimeCounted() {
+        history.roll(30_000); // counting starts half-way through the minute
+        for (long t = 31_000; t <= 60_000; t += 1_000) {
+            history.fired(job("a", t), t);
+            history.roll(t);
+        }
+        List<FiringHistory.Point> minutes = history.minutes();
+        assertThat(minutes).hasSize(1);
+        assertThat(minutes.get(0).ms()).isEqualTo(30_000);
+        assertThat(minutes.get(0).fired()).isEqualTo(30);
     }
 
     @Test

@@ -240,8 +240,10 @@ public final class MyBatisJobRepository implements JobRepository {
                     .map(JobRows::toJob)
                     .filter(j -> !listed.contains(j.id()))
                     .forEach(items::add);
+            // the backlog resumes after its own last row read, also when that row was a job already
+            // listed from the live table (it ended between the two reads)
             String next = ended.size() > room && room > 0
-                    ? "F" + Position.after(items.get(items.size() - 1), p.byFireTime)
+                    ? "F" + Position.after(JobRows.toJob(ended.get(room - 1)), p.byFireTime)
                     : null;
             if (room == 0 && !ended.isEmpty()) {
                 next = "F0";
