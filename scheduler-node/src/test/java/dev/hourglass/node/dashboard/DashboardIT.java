@@ -245,6 +245,7 @@ class DashboardIT {
 
     @Test
     void theTokenLivesInSessionStorageOnlyAndAWrongOneIsRefused() {
+        assertThat(byId("nav").isDisplayed()).as("the views before sign-in").isFalse();
         signIn("not-a-token");
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("loginError"), "UNAUTHENTICATED"));
         assertThat(byId("app").isDisplayed()).isFalse();
@@ -409,6 +410,9 @@ class DashboardIT {
         screenshot("bulk-confirm");
         byId("bulkRun").click();
         banner("notice", "7 job(s) changed");
+        assertThat(byId("bulkConfirm").isDisplayed())
+                .as("the confirmation, once used")
+                .isFalse();
         for (String id : delayed) {
             assertThat(stateInDatabase(id)).isEqualTo("CANCELED");
         }
