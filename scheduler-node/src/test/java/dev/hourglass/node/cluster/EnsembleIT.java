@@ -19,12 +19,31 @@ import org.junit.jupiter.api.Test;
 
 /** Nodes on a three-server ZooKeeper ensemble keep firing when one server dies. */
 class EnsembleIT {
+    /**
+     * Curator's TestingCluster picks each server's ports at random and now and then gives one
+     * server the same client and election port ("Client and election port must be different"):
+     * a fresh ensemble, with fresh ports, is tried again (at most three times).
+     */
+    private static TestingCluster startedEnsemble() throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            TestingCluster ensemble = new TestingCluster(3);
+            try {
+                ensemble.start();
+                return ensemble;
+            } catch (org.apache.curator.test.FailedServerStartException e) {
+                ensemble.close();
+                if (attempt == 3) {
+                    throw e;
+                }
+            }
+        }
+    }
+
     @Test
     void theClusterKeepsFiringWithOneZooKeeperServerOfThreeDown() throws Exception {
         List<HourglassNode> nodes = new ArrayList<>();
-        try (TestingCluster ensemble = new TestingCluster(3);
+        try (TestingCluster ensemble = startedEnsemble();
                 CallbackReceiver receiver = new CallbackReceiver()) {
-            ensemble.start();
             String jdbcUrl = EmbeddedMariaDb.newDatabase();
             for (int i = 0; i < 2; i++) {
                 NodeConfig c = TestNodes.config(jdbcUrl);

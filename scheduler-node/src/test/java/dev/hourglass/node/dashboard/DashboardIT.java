@@ -96,7 +96,9 @@ class DashboardIT {
                         .usingDriverExecutable(chromedriver)
                         .build(),
                 options);
+        // the page rebuilds its tables on every refresh: an element read during one is stale, read again
         wait = new WebDriverWait(browser, Duration.ofSeconds(15));
+        wait.ignoring(StaleElementReferenceException.class);
         Files.createDirectories(SCREENSHOTS);
     }
 
