@@ -88,10 +88,14 @@ public abstract class StorageContract {
     }
 
     private Job job(long fireAt, String bizKey, int shard) {
+        return job("svc", fireAt, bizKey, shard);
+    }
+
+    private Job job(String service, long fireAt, String bizKey, int shard) {
         return new Job(
                 IDS.incrementAndGet() * 1000 + (System.nanoTime() % 1000),
                 app,
-                "svc",
+                service,
                 bizKey,
                 shard,
                 JobState.DELAYED,
@@ -389,29 +393,7 @@ public abstract class StorageContract {
         String service = "search" + System.nanoTime() % 100_000;
         List<Long> expected = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-            Job j = job(T0, null, 11);
-            j = new Job(
-                    j.id(),
-                    j.app(),
-                    service,
-                    null,
-                    11,
-                    JobState.DELAYED,
-                    T0,
-                    T0,
-                    null,
-                    0,
-                    0,
-                    3,
-                    1000,
-                    null,
-                    "1",
-                    Map.of(),
-                    null,
-                    null,
-                    0,
-                    T0,
-                    T0);
+            Job j = job(service, T0, null, 11);
             jobs.insert(j);
             expected.add(j.id());
             if (i % 2 == 0) {
@@ -451,29 +433,7 @@ public abstract class StorageContract {
         long[] fireTimes = {T0 + 500, T0 + 100, T0 + 300, T0 + 300, T0 + 300, T0 + 900, T0 + 200, T0 + 5_000};
         List<Job> inserted = new ArrayList<>();
         for (int i = 0; i < fireTimes.length; i++) {
-            Job base = job(fireTimes[i], null, 3);
-            Job j = new Job(
-                    base.id(),
-                    base.app(),
-                    service,
-                    null,
-                    3,
-                    JobState.DELAYED,
-                    fireTimes[i],
-                    fireTimes[i],
-                    null,
-                    0,
-                    0,
-                    3,
-                    1000,
-                    null,
-                    "1",
-                    Map.of(),
-                    null,
-                    null,
-                    0,
-                    T0,
-                    T0);
+            Job j = job(service, fireTimes[i], null, 3);
             jobs.insert(j);
             inserted.add(j);
             if (i % 3 == 0) {
@@ -513,29 +473,7 @@ public abstract class StorageContract {
         String service = "running" + System.nanoTime() % 100_000;
         List<Long> claimed = new ArrayList<>();
         for (int shard : new int[] {0, 5, 63, 5, 17}) {
-            Job base = job(T0, null, shard);
-            Job j = new Job(
-                    base.id(),
-                    base.app(),
-                    service,
-                    null,
-                    shard,
-                    JobState.DELAYED,
-                    T0,
-                    T0,
-                    null,
-                    0,
-                    0,
-                    3,
-                    1000,
-                    null,
-                    "1",
-                    Map.of(),
-                    null,
-                    null,
-                    0,
-                    T0,
-                    T0);
+            Job j = job(service, T0, null, shard);
             jobs.insert(j);
             if (shard != 17) {
                 assertThat(attempts.claim(List.of(j.id()), "n1", T0 + 1, T0 + 1).claimed())
