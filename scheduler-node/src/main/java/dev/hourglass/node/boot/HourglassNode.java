@@ -476,8 +476,9 @@ public final class HourglassNode implements AutoCloseable {
     }
 
     /**
-     * Graceful: stops accepting, leaves the cluster (the master re-assigns this node's shards at
-     * once), gives up its shards, lets deliveries under way finish and writes their results.
+     * Graceful: stops accepting, gives up its shards (giving back what it claimed and has not
+     * sent), leaves the cluster (the master re-assigns those shards at once), lets deliveries under
+     * way finish and writes their results.
      *
      * <p>Bounded: returns within {@code engine.shutdownGraceMs} + {@value #STOP_BEYOND_GRACE_MS} ms
      * (plus a moment per step that overran) whatever ZooKeeper, the database or a broker are doing.
@@ -494,8 +495,10 @@ public final class HourglassNode implements AutoCloseable {
         stop.step("firing history", 1_000, historyRoll::close);
         stop.step("alerts", 1_000, alerts::close);
         stop.step("HTTP server", 1_000, http::close);
+        // shards first, membership second: what this node claimed and has not sent is given back
+        // while it still is a member, so the new owners (assigned once it has left) find it DELAYED
+        stop.step("giving up shards", 1_000, coordinator::stopTakingShards);
         stop.step("leaving the cluster", 2_000, coordinator::close);
-        stop.step("giving up shards", 1_000, () -> shards.replace(List.of()));
         stop.step("deliveries under way", grace + 1_000, () -> engine.stop(grace));
         stop.step("dispatchers", 1_000, dispatch::close);
         stop.step("Dubbo", 2_000, this::closeDubbo); // before the embedded ZooKeeper, its registry

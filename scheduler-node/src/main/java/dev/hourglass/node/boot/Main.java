@@ -11,6 +11,7 @@ import org.slf4j.LoggerFactory;
 public final class Main {
     private static final Logger LOG = LoggerFactory.getLogger(Main.class);
     static final String DUBBO_OWN_SHUTDOWN_HOOK_OFF = "dubbo.shutdownHook.listenIgnore";
+    static final String DUBBO_LOGGER = "dubbo.application.logger";
     /** Past the node's own stop bound, a stop that still has not ended is cut short. */
     private static final long LAST_RESORT_MARGIN_MS = 5_000;
 
@@ -64,6 +65,11 @@ public final class Main {
         // (its registry unregistration waits 30 s per URL while ZooKeeper is down) and the JVM waits
         // for every hook. Read when Dubbo's application is created, so before the node starts.
         System.setProperty(DUBBO_OWN_SHUTDOWN_HOOK_OFF, "true");
+        // Dubbo logs through the first logging library it finds (log4j 2 may be on the class path,
+        // unconfigured); through SLF4J the node's logback.xml applies to it, quieting its NetUtils
+        if (System.getProperty(DUBBO_LOGGER) == null) {
+            System.setProperty(DUBBO_LOGGER, "slf4j");
+        }
         HourglassNode node;
         try {
             node = HourglassNode.start(config);

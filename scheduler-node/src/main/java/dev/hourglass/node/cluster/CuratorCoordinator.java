@@ -75,6 +75,7 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
     private volatile java.util.concurrent.ScheduledFuture<?> giveUpAfterSuspension;
     private CuratorCache cache;
     private PersistentNode member;
+    private volatile boolean leaving;
     private volatile Assignment assignment = Assignment.NONE;
     private volatile boolean connected;
 
@@ -288,7 +289,18 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
         rebalanceIfMaster();
     }
 
-    /** Reads the assignment and applies this node's shards (none while disconnected). */
+    /**
+     * A graceful stop's first cluster step: this node gives up its shards and takes none again (the
+     * periodic reconcile would otherwise re-apply the assignment), while it is still a member. Its
+     * engine gives back what it claimed but has not sent before the master hands the shards on, so
+     * the new owners read those jobs as DELAYED when they load them.
+     */
+    public void stopTakingShards() {
+        leaving = true;
+        ownership.replace(List.of());
+    }
+
+    /** Reads the assignment and applies this node's shards (none while disconnected or leaving). */
     private void applyAssignment() {
         try {
             byte[] data = client.getData().forPath(root + "/assignment");
@@ -297,7 +309,7 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
                 return;
             }
             assignment = read;
-            if (connected) {
+            if (connected && !leaving) {
                 List<Integer> mine = read.shardsOf(nodeId);
                 if (!mine.equals(ownership.current())) {
                     LOG.info("epoch {}: {} owns {} shards", read.epoch(), nodeId, mine.size());

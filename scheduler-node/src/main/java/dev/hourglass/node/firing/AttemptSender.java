@@ -12,6 +12,7 @@ import dev.hourglass.node.shard.ShardOwnership;
 import java.time.Clock;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -149,6 +150,26 @@ final class AttemptSender {
         Waiting w = waiting.remove(jobId);
         if (w != null && w.future().cancel(false)) {
             release(w.send()); // the job changed in the database already: nothing to give back
+        }
+    }
+
+    /**
+     * Shards moved away: their attempts still waiting for their fire time are given back now rather
+     * than at that time, so that the new owner, reading the shards as it gains them, finds them
+     * DELAYED (or, if it read first, at its re-read moments later). An attempt whose timer is
+     * already running is given back by the fence instead.
+     */
+    void shardsLost(Set<Integer> kept) {
+        for (Waiting w : waiting.values()) {
+            Job job = w.send().job();
+            // removed first, then canceled, as forget() does: whoever cancels the timer releases
+            if (!kept.contains(job.shard())
+                    && waiting.remove(job.id(), w)
+                    && w.future().cancel(false)) {
+                LOG.debug("job {} attempt {}: shard moved, given back unsent", job.id(), job.attempts());
+                fence.giveBack(w.send().attempt());
+                release(w.send());
+            }
         }
     }
 

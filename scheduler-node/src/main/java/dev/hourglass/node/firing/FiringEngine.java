@@ -50,6 +50,13 @@ public final class FiringEngine {
     private static final long MAX_WAIT_MS = 250;
     /** How long a graceful stop lets the result writer retry a database that refuses its writes. */
     private static final long WRITER_STOP_MS = 10_000;
+    /**
+     * After gaining shards, when to read them again: their previous owner gives back the attempts
+     * it claimed but had not sent as soon as it hears of the same assignment, which may be just
+     * after this node's first read. These reads find them DELAYED; without them such a job would
+     * wait for the next catch-up sweep (up to {@code catchUpIntervalMs} late).
+     */
+    static final long[] HANDOFF_REREAD_MS = {300, 1_000};
 
     /** The engine's ports: storage, the service catalog, delivery and what it reports. */
     public record Ports(AttemptStore store, ServiceCatalog catalog, Dispatcher dispatcher, FiringListener listener) {}
@@ -80,6 +87,8 @@ public final class FiringEngine {
     private Thread writerThread;
     private Thread fenceThread;
     private volatile boolean firing;
+    private final Object ownedLock = new Object();
+    private Set<Integer> ownedBefore;
 
     public FiringEngine(
             Ports ports, ShardOwnership shards, ClusterContext cluster, Clock clock, EngineSettings settings) {
@@ -119,6 +128,7 @@ public final class FiringEngine {
                 sendTimer);
         this.timeoutSweep = new TimeoutSweep(
                 store, catalog, shards, clock, cluster, sender::isInFlight, writer::submit, settings.claimBatch());
+        this.ownedBefore = Set.copyOf(shards.current());
         shards.onChange(this::shardsChanged);
     }
 
@@ -128,13 +138,24 @@ public final class FiringEngine {
      */
     private void shardsChanged(List<Integer> owned) {
         Set<Integer> kept = Set.copyOf(owned);
+        boolean gained;
+        synchronized (ownedLock) { // the coordinator's thread, or a stop or suspension give-up
+            gained = !ownedBefore.containsAll(kept);
+            ownedBefore = kept;
+        }
         index.removeShards(s -> !kept.contains(s));
+        sender.shardsLost(kept);
         capacity.dropShards(kept);
         loader.shardsChanged(owned);
         timeoutSweep.watchOrphans();
         ScheduledExecutorService h = housekeeping;
         if (h != null && !h.isShutdown()) {
             h.execute(quietly("load", loader::extend)); // newly owned shards: load them now, not next tick
+            if (gained) {
+                for (long after : HANDOFF_REREAD_MS) {
+                    h.schedule(quietly("hand-off re-read", loader::catchUp), after, TimeUnit.MILLISECONDS);
+                }
+            }
         }
     }
 

@@ -137,11 +137,29 @@ class ScalingIT {
             long late =
                     receiver.receivedFor(job.get("id").asText()).get(0).at() - NodeFixture.epochMs(job.get("fireAt"));
             worst = Math.max(worst, late);
+            if (late > 1_000) {
+                describeLateJob(job, late);
+            }
         }
         System.out.printf("HANDOFF: %d jobs, worst lateness %d ms%n", acknowledged.size(), worst);
         // a hand-off leaves no owner-less window of seconds (this machine's 2 cores are shared by
-        // up to four node processes starting and warming up; measured: 244 ms and 63 ms)
+        // up to four node processes starting and warming up; measured: 515 ms and 551 ms, the
+        // worst of them the first deliveries of a node started a moment before). Before the
+        // previous owner gave back its claimed, unsent attempts at once and the new one read its
+        // gained shards again 300 ms and 1 s later, such a job waited for a catch-up sweep: 2-6 s
+        // in CI runs.
         assertThat(worst).as("worst lateness across joins and leaves").isLessThan(2_000);
+    }
+
+    /** What a failure needs to be understood: the late job's attempts, as the store recorded them. */
+    private void describeLateJob(JsonNode job, long lateMs) {
+        String id = job.get("id").asText();
+        JsonNode executions = new ApiClient(nodes.get(0).baseUrl(), TestNodes.ADMIN_TOKEN)
+                .get("/api/v1/jobs/" + id + "/executions")
+                .json();
+        System.out.printf(
+                "LATE by %d ms: job %s (shard %s) acknowledged as %s; received %s; executions %s%n",
+                lateMs, id, job.path("shard"), job, receiver.receivedFor(id), executions);
     }
 
     @Test
@@ -150,8 +168,10 @@ class ScalingIT {
         Thread load = steadyLoad(running);
         await().atMost(Duration.ofSeconds(10)).until(() -> acknowledged.size() > 100);
         nodes.add(startNode());
+        System.out.printf("SCALE: s1 ready at %d%n", System.currentTimeMillis());
         await().atMost(Duration.ofSeconds(20)).until(() -> balanced(2));
         nodes.add(startNode());
+        System.out.printf("SCALE: s2 ready at %d%n", System.currentTimeMillis());
         await().atMost(Duration.ofSeconds(20)).until(() -> balanced(3));
         await().atMost(Duration.ofSeconds(10)).until(() -> acknowledged.size() > 600);
         running.set(false);
@@ -171,8 +191,12 @@ class ScalingIT {
             NodeProcess old = nodes.get(0);
             nodes.add(startNode()); // the replacement first, so the cluster never runs short
             nodes.remove(old);
+            long closing = System.currentTimeMillis();
             old.close(); // SIGTERM: graceful, leaves the group, finishes its deliveries
+            System.out.printf(
+                    "ROLL: %s stopped %d..%d ms (epoch)%n", old.nodeId(), closing, System.currentTimeMillis());
             await().atMost(Duration.ofSeconds(20)).until(() -> balanced(3));
+            System.out.printf("ROLL: balanced at %d%n", System.currentTimeMillis());
         }
         running.set(false);
         load.join();

@@ -24,6 +24,8 @@ final class FakeJobStore implements AttemptStore {
     final List<AttemptResult> quarantined = new CopyOnWriteArrayList<>();
     final List<ClaimedAttempt> givenBack = new CopyOnWriteArrayList<>();
     final AtomicInteger fenceChecks = new AtomicInteger();
+    /** How many reads of due jobs (loader, catch-up) covered each shard. */
+    final Map<Integer, AtomicInteger> reads = new ConcurrentHashMap<>();
     /** Results of these jobs are refused as bad data (a poison row). */
     final java.util.Set<Long> poison = ConcurrentHashMap.newKeySet();
 
@@ -173,6 +175,8 @@ final class FakeJobStore implements AttemptStore {
     @Override
     public List<IndexEntry> loadDue(DuePage page) {
         List<IndexEntry> out = new ArrayList<>();
+        page.after().keySet().forEach(shard -> reads.computeIfAbsent(shard, k -> new AtomicInteger())
+                .incrementAndGet());
         page.after().forEach((shard, cursor) -> jobs.values().stream()
                 .filter(j -> j.shard() == shard && j.state() == JobState.DELAYED && j.dueAt() < page.before())
                 .filter(j -> new DuePage.Cursor(j.dueAt(), j.id()).compareTo(cursor) > 0)

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
  * does not use up the job's budget.
  */
 class FiringEngineFenceTest {
-    static final long LEAD_MS = 300;
+    static final long LEAD_MS = 500; // the window in which a test acts on a claimed, unsent attempt
 
     final FakeJobStore store = new FakeJobStore();
     final ShardOwnership shards = new ShardOwnership(List.of(0));
@@ -51,6 +51,13 @@ class FiringEngineFenceTest {
     }
 
     private void start(ServiceDefinition service, Function<Delivery, CompletableFuture<DeliveryResult>> receiver) {
+        start(service, receiver, new EngineSettings(60_000, 50, 100, 100, 10_000, 50, 2, 50, LEAD_MS));
+    }
+
+    private void start(
+            ServiceDefinition service,
+            Function<Delivery, CompletableFuture<DeliveryResult>> receiver,
+            EngineSettings settings) {
         ServiceRepository services = new ServiceRepository() {
             @Override
             public ServiceDefinition put(ServiceDefinition s) {
@@ -87,7 +94,7 @@ class FiringEngineFenceTest {
                 shards,
                 new ClusterContext("n1", () -> Set.of("n1", "n2"), limit -> limit), // n2: another live node
                 Clock.systemUTC(),
-                new EngineSettings(60_000, 50, 100, 100, 10_000, 50, 2, 50, LEAD_MS));
+                settings);
         engine.start();
     }
 
@@ -130,7 +137,9 @@ class FiringEngineFenceTest {
         long fireAt = System.currentTimeMillis() + 800;
         store.add(1, fireAt, 0);
         start(service(10), FiringEngineFenceTest::ok);
-        await().atMost(Duration.ofSeconds(5)).until(() -> state(1) == JobState.RUNNING);
+        await().atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(5))
+                .until(() -> state(1) == JobState.RUNNING);
         assertThat(System.currentTimeMillis())
                 .as("claimed ahead, before its fire time")
                 .isLessThan(fireAt);
@@ -146,8 +155,14 @@ class FiringEngineFenceTest {
         long fireAt = System.currentTimeMillis() + 800;
         store.add(1, fireAt, 0);
         start(service(10), FiringEngineFenceTest::ok);
-        await().atMost(Duration.ofSeconds(5)).until(() -> state(1) == JobState.RUNNING);
+        await().atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(5))
+                .until(() -> state(1) == JobState.RUNNING);
         shards.replace(List.of()); // the master gave shard 0 to another node
+        await().atMost(Duration.ofSeconds(5)).until(() -> !store.givenBack.isEmpty());
+        assertThat(System.currentTimeMillis())
+                .as("given back at once, not at its fire time: the new owner is reading the shard now")
+                .isLessThan(fireAt);
         awaitPast(fireAt + 300);
         assertThat(delivered).isEmpty();
         assertThat(store.givenBack).containsExactly(new AttemptStore.ClaimedAttempt(1, 1));
@@ -155,6 +170,27 @@ class FiringEngineFenceTest {
         assertThat(back.state()).isEqualTo(JobState.DELAYED);
         assertThat(back.attempts()).as("the unsent attempt is taken back").isZero();
         assertThat(engine.inFlight()).isZero();
+    }
+
+    @Test
+    void aGainedShardIsReadAgainSoonForWhatItsPreviousOwnerGivesBackJustAfterTheFirstRead() {
+        long fireAt = System.currentTimeMillis() + 1_500;
+        // claimed ahead by n2, the shard's owner until now
+        store.jobs.put(1L, FakeJobStore.job(1, JobState.RUNNING, fireAt, fireAt, 1, 5, "n2", 5_000, 0));
+        shards.replace(List.of());
+        // loader and catch-up far apart: only the hand-off re-reads can find the job in time
+        start(
+                service(10),
+                FiringEngineFenceTest::ok,
+                new EngineSettings(60_000, 5_000, 30_000, 30_000, 10_000, 50, 2, 50, LEAD_MS));
+        shards.replace(List.of(0)); // this node gains shard 0 and reads it: the job is RUNNING, not loaded
+        await().atMost(Duration.ofSeconds(1)).until(() -> store.reads.containsKey(0));
+        store.add(1, fireAt, 0); // n2 heard of the same assignment a moment later and gave the attempt back
+        await().atMost(Duration.ofSeconds(5)).until(() -> !delivered.isEmpty());
+        assertThat(System.currentTimeMillis() - fireAt)
+                .as("delivered at its fire time, not at the next catch-up sweep 30 s later")
+                .isLessThan(500);
+        assertThat(delivered).extracting(d -> d.job().id()).containsExactly(1L);
     }
 
     @Test
