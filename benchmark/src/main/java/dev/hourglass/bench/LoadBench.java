@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hourglass.api.CallbackResult;
 import dev.hourglass.sdk.dubbo.CallbackExporter;
-import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -14,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import org.HdrHistogram.ConcurrentHistogram;
 
 /**
  * Drives a running node through its HTTP API with a local callback receiver and prints one JSON
@@ -25,6 +25,7 @@ import java.util.concurrent.locks.LockSupport;
  * LoadBench --node ... --admin ... --workload steady  [--rate 500] [--seconds 60] [--delay-ms 5000]
  * LoadBench --node ... --admin ... --workload pending [--pending 1000000] [--rate 500] [--seconds 60]
  * LoadBench --node ... --admin ... --workload stats   [--pending 10000000] --jdbc URL
+ * LoadBench --node ... --admin ... --workload submit  [--clients 16] [--seconds 20] [--delay-ms 600000]
  * </pre>
  */
 public final class LoadBench {
@@ -34,6 +35,7 @@ public final class LoadBench {
     /** Every node given with --node (comma-separated): submits rotate over them. */
     private final List<NodeApi> apis = new ArrayList<>();
 
+    private final List<String> nodeUrls = new ArrayList<>();
     private final Map<String, String> opts;
     private final CallbackSink sink;
     private String token;
@@ -45,6 +47,7 @@ public final class LoadBench {
         this.opts = opts;
         for (String url : opts.getOrDefault("node", "http://127.0.0.1:8080").split(",")) {
             apis.add(new NodeApi(url.trim()));
+            nodeUrls.add(url.trim());
         }
         this.api = apis.get(0);
         this.sink = new CallbackSink();
@@ -113,6 +116,9 @@ public final class LoadBench {
                         + opts.getOrDefault("max-in-flight", kafka == null ? "256" : "20000")
                         + ",\"timeoutMs\":30000,\"maxAttempts\":3}");
         String workload = opts.getOrDefault("workload", "burst");
+        if (workload.equals("submit")) { // warms up with its own kind of load
+            return submit((int) opt("clients", 16), (int) opt("seconds", 20), opt("delay-ms", 600_000));
+        }
         warmUp();
         return switch (workload) {
             case "burst" -> burst((int) opt("jobs", 20_000));
@@ -120,7 +126,7 @@ public final class LoadBench {
             case "pending" ->
                 pending((int) opt("pending", 1_000_000), (int) opt("rate", 500), (int) opt("seconds", 60));
             case "stats" -> stats(app, (int) opt("pending", 10_000_000));
-            default -> throw new IllegalArgumentException("workload is burst, steady, pending or stats");
+            default -> throw new IllegalArgumentException("workload is burst, steady, pending, stats or submit");
         };
     }
 
@@ -399,6 +405,82 @@ public final class LoadBench {
         return out;
     }
 
+    /**
+     * {@code clients} closed-loop clients, each submitting single jobs one after another (the next
+     * once the last is acknowledged) for {@code seconds}, after as long a warm-up of the same kind.
+     * The jobs are due {@code delayMs} later: by default outside the load window, so that this
+     * measures accepting jobs, not firing them.
+     */
+    private ObjectNode submit(int clients, int seconds, long delayMs) {
+        closedLoop(clients, (int) opt("warmup-seconds", 20), delayMs, new ConcurrentHistogram(60_000_000L, 3));
+        ConcurrentHistogram micros = new ConcurrentHistogram(60_000_000L, 3);
+        long[] counts = closedLoop(clients, seconds, delayMs, micros);
+        ObjectNode out = JSON.createObjectNode();
+        out.put("workload", "submit");
+        out.put("clients", clients);
+        out.put("seconds", seconds);
+        out.put("acknowledged", counts[0]);
+        out.put("failed", counts[1]);
+        out.put("acknowledgedPerSec", Math.round(counts[0] / (counts[2] / 1e9)));
+        ObjectNode latency = out.putObject("submitLatencyMs");
+        latency.put("p50", micros.getValueAtPercentile(50) / 1_000.0);
+        latency.put("p99", micros.getValueAtPercentile(99) / 1_000.0);
+        latency.put("max", micros.getMaxValue() / 1_000.0);
+        out.put("nodeHeapLiveBytes", api.heap()[0]);
+        return out;
+    }
+
+    /** Returns acknowledged, failed, and the nanoseconds it ran. */
+    private long[] closedLoop(int clients, int seconds, long delayMs, ConcurrentHistogram micros) {
+        AtomicLong acknowledged = new AtomicLong();
+        AtomicLong failed = new AtomicLong();
+        AtomicLong sequence = new AtomicLong();
+        long start = System.nanoTime();
+        long end = start + seconds * 1_000_000_000L;
+        List<Thread> threads = new ArrayList<>();
+        SubmitClient http = new SubmitClient(clients);
+        for (int c = 0; c < clients; c++) {
+            String url = nodeUrls.get(c % nodeUrls.size()) + "/api/v1/jobs";
+            Thread t = new Thread(() -> {
+                while (System.nanoTime() < end) {
+                    long i = sequence.incrementAndGet();
+                    String body = "{\"service\":\"" + service + "\",\"delayMs\":" + delayMs + ",\"payload\":{\"i\":" + i
+                            + "}}";
+                    long t0 = System.nanoTime();
+                    try {
+                        if (http.post(url, token, body) == 201) {
+                            acknowledged.incrementAndGet();
+                            micros.recordValue(Math.min((System.nanoTime() - t0) / 1_000, 60_000_000L));
+                        } else {
+                            failed.incrementAndGet();
+                        }
+                    } catch (java.io.IOException | RuntimeException e) {
+                        failed.incrementAndGet();
+                    }
+                }
+            });
+            threads.add(t);
+            t.start();
+        }
+        for (Thread t : threads) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        long elapsed = System.nanoTime() - start;
+        try {
+            http.close();
+        } catch (java.io.IOException e) {
+            // nothing left to measure
+        }
+        if (failed.get() > 0) {
+            System.err.println(failed.get() + " submits failed");
+        }
+        return new long[] {acknowledged.get(), failed.get(), elapsed};
+    }
+
     interface FireTime {
         long of(int index);
     }
@@ -438,9 +520,11 @@ public final class LoadBench {
 
     /** Submits {@code jobs} single jobs at {@code rate}/s; returns the achieved submit rate. */
     private double paceSubmits(int rate, int jobs, long delayMs) {
+        int senders = 64; // blocking clients: enough for 5,000/s at 10 ms each
         Semaphore inFlight = new Semaphore(512);
         AtomicLong failed = new AtomicLong();
-        List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>(jobs);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(senders);
+        SubmitClient http = new SubmitClient(senders);
         long start = System.nanoTime();
         for (int i = 0; i < jobs; i++) {
             long due = start + (long) i * 1_000_000_000L / rate;
@@ -450,16 +534,28 @@ public final class LoadBench {
             }
             inFlight.acquireUninterruptibly();
             String body = "{\"service\":\"" + service + "\",\"delayMs\":" + delayMs + ",\"payload\":{\"i\":" + i + "}}";
-            all.add(apis.get(i % apis.size())
-                    .sendAsync("POST", "/api/v1/jobs", token, body)
-                    .whenComplete((r, e) -> {
-                        inFlight.release();
-                        if (e != null || r.statusCode() != 201) {
-                            failed.incrementAndGet();
-                        }
-                    }));
+            String url = nodeUrls.get(i % nodeUrls.size()) + "/api/v1/jobs";
+            pool.execute(() -> {
+                try {
+                    if (http.post(url, token, body) != 201) {
+                        failed.incrementAndGet();
+                    }
+                } catch (java.io.IOException | RuntimeException e) {
+                    failed.incrementAndGet();
+                } finally {
+                    inFlight.release();
+                }
+            });
         }
-        CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
+        pool.shutdown();
+        try {
+            if (!pool.awaitTermination(120, java.util.concurrent.TimeUnit.SECONDS)) {
+                pool.shutdownNow();
+            }
+            http.close();
+        } catch (InterruptedException | java.io.IOException e) {
+            Thread.currentThread().interrupt();
+        }
         double elapsedS = (System.nanoTime() - start) / 1e9;
         if (failed.get() > 0) {
             System.err.println(failed.get() + " submits failed");

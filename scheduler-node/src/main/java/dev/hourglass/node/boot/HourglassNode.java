@@ -31,6 +31,7 @@ import dev.hourglass.node.firing.EngineSettings;
 import dev.hourglass.node.firing.FiringEngine;
 import dev.hourglass.node.firing.FiringListener;
 import dev.hourglass.node.job.JobIdGenerator;
+import dev.hourglass.node.manage.GroupCommit;
 import dev.hourglass.node.manage.JobManager;
 import dev.hourglass.node.manage.Limits;
 import dev.hourglass.node.metrics.FiringHistory;
@@ -106,6 +107,7 @@ public final class HourglassNode implements AutoCloseable {
     private final FiringHistory history;
     private final Periodic historyRoll;
     private final AlertMonitor alerts;
+    private final JobManager jobManager;
     private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
     private volatile boolean ready;
     private final Map<Long, Integer> shares = new java.util.concurrent.ConcurrentHashMap<>();
@@ -228,7 +230,9 @@ public final class HourglassNode implements AutoCloseable {
                     this.shards,
                     jobIds,
                     new Limits(l.maxPayloadBytes, l.maxFireAheadMs, l.maxBatch, l.maxAttributes),
+                    new GroupCommit.Settings(config.submits.writers, config.submits.maxGroup),
                     clock);
+            this.jobManager = jobs;
             var services = new ServiceCommands(
                     catalog, allowList, targets, protocols, dubbo != null && dubbo.hasRegistry(), clock);
             var a = config.auth;
@@ -387,6 +391,7 @@ public final class HourglassNode implements AutoCloseable {
             historyRoll,
             retention,
             http,
+            jobManager == null ? null : jobManager::close,
             coordinator,
             engine == null ? null : engine::halt,
             dispatch == null ? null : dispatch::close,
@@ -495,6 +500,7 @@ public final class HourglassNode implements AutoCloseable {
         stop.step("firing history", 1_000, historyRoll::close);
         stop.step("alerts", 1_000, alerts::close);
         stop.step("HTTP server", 1_000, http::close);
+        stop.step("submits being stored", 1_000, jobManager::close); // Dubbo's later ones: alone
         // shards first, membership second: what this node claimed and has not sent is given back
         // while it still is a member, so the new owners (assigned once it has left) find it DELAYED
         stop.step("giving up shards", 1_000, coordinator::stopTakingShards);
@@ -521,6 +527,7 @@ public final class HourglassNode implements AutoCloseable {
         stop.step("firing", 1_000, engine::halt);
         stop.step("leaving the cluster", 1_000, coordinator::close);
         stop.step("HTTP server", 1_000, http::close);
+        stop.step("submits being stored", 1_000, jobManager::close);
         stop.step("dispatchers", 1_000, dispatch::close);
         stop.step("Dubbo", 1_000, this::closeDubbo);
         stop.step("embedded ZooKeeper", 1_000, this::closeEmbeddedZooKeeper);

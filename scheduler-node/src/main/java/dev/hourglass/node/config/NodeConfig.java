@@ -25,6 +25,7 @@ public class NodeConfig {
     public Database database = new Database();
     public Engine engine = new Engine();
     public Limits limits = new Limits();
+    public Submits submits = new Submits();
     public Cluster cluster = new Cluster();
     public Dubbo dubbo = new Dubbo();
     public Auth auth = new Auth();
@@ -39,6 +40,17 @@ public class NodeConfig {
         public int port = 8080;
         /** Largest accepted request body (batch submits), bytes. */
         public long maxRequestBytes = 8L * 1024 * 1024;
+    }
+
+    /**
+     * Group commit of single submits (HTTP and Dubbo): concurrent submits are stored together, one
+     * transaction per group (docs/design.md).
+     */
+    public static class Submits {
+        /** Threads writing groups: a connection each, taken from {@code database.poolSize}. */
+        public int writers = 2;
+        /** Most jobs in one group's transaction. */
+        public int maxGroup = 256;
     }
 
     public static class Database {
@@ -221,6 +233,11 @@ public class NodeConfig {
         check(errors, engine.resultBatch >= 1 && engine.resultBatch <= 5_000, "engine.resultBatch must be in 1..5000");
         check(errors, engine.claimLeadMs >= 0 && engine.claimLeadMs <= 5_000, "engine.claimLeadMs must be in 0..5000");
         check(errors, engine.shutdownGraceMs >= 0, "engine.shutdownGraceMs must not be negative");
+        check(
+                errors,
+                submits.writers >= 1 && submits.writers < database.poolSize,
+                "submits.writers must be at least 1 and below database.poolSize");
+        check(errors, submits.maxGroup >= 1 && submits.maxGroup <= 5_000, "submits.maxGroup must be in 1..5000");
         check(errors, limits.maxPayloadBytes >= 16, "limits.maxPayloadBytes must be at least 16");
         check(
                 errors,

@@ -48,6 +48,7 @@ public final class JobManager {
     private final Limits limits;
     private final JobInputs inputs;
     private final Clock clock;
+    private final GroupCommit submits;
 
     public JobManager(
             JobRepository jobs,
@@ -58,6 +59,7 @@ public final class JobManager {
             ShardOwnership shards,
             JobIdGenerator ids,
             Limits limits,
+            GroupCommit.Settings groupCommit,
             Clock clock) {
         this.jobs = jobs;
         this.mutations = mutations;
@@ -69,6 +71,12 @@ public final class JobManager {
         this.limits = limits;
         this.inputs = new JobInputs(limits);
         this.clock = clock;
+        this.submits = new GroupCommit(batch -> jobs.insertAll(batch, this::withFreshId), groupCommit);
+    }
+
+    /** Stores the single submits queued now, then writes the ones that come later alone. */
+    public void close() {
+        submits.close();
     }
 
     public Limits limits() {
@@ -78,8 +86,7 @@ public final class JobManager {
     /** Submits one job; with a bizKey the app already used, returns that job and {@code created == false}. */
     public JobRepository.Inserted submit(String app, JobSubmission submission) {
         Job job = newJob(app, submission, clock.millis());
-        JobRepository.Inserted inserted =
-                jobs.insertAll(List.of(job), this::withFreshId).get(0);
+        JobRepository.Inserted inserted = submits.insert(job); // with the other submits of the moment
         if (inserted.created()) {
             engine.admit(inserted.job());
         }

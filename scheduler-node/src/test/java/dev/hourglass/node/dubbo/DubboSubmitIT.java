@@ -171,6 +171,44 @@ class DubboSubmitIT {
         assertThat(stale.code()).isEqualTo(ErrorCode.CONFLICT);
     }
 
+    /**
+     * Single submits over Dubbo go through the same group commit as HTTP ones: callers at once,
+     * some with one bizKey, each answered with its own job (one job per bizKey), all stored.
+     */
+    @Test
+    void concurrentSubmitsAreEachAnsweredWithTheirOwnJob() throws Exception {
+        String run = "conc-" + System.nanoTime() + "-";
+        java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newFixedThreadPool(24);
+        try {
+            List<java.util.concurrent.Future<JobView>> answers = new ArrayList<>();
+            for (int i = 0; i < 48; i++) {
+                // the first 24 carry one of 8 bizKeys (3 callers each); the other 24 none
+                String bizKey = i < 24 ? run + (i % 8) : null;
+                answers.add(callers.submit(() ->
+                        as(hg.appToken, null, () -> plain.submit(job(600_000).setBizKey(bizKey)))));
+            }
+            java.util.Map<String, java.util.Set<String>> idsByKey = new java.util.HashMap<>();
+            java.util.Set<String> ids = new java.util.HashSet<>();
+            for (int i = 0; i < answers.size(); i++) {
+                JobView v = answers.get(i).get(30, java.util.concurrent.TimeUnit.SECONDS);
+                ids.add(v.getId());
+                if (i < 24) {
+                    assertThat(v.getBizKey()).isEqualTo(run + (i % 8));
+                    idsByKey.computeIfAbsent(v.getBizKey(), k -> new java.util.HashSet<>())
+                            .add(v.getId());
+                }
+            }
+            assertThat(idsByKey).hasSize(8).allSatisfy((key, jobIds) -> assertThat(jobIds)
+                    .hasSize(1));
+            assertThat(ids).as("8 keyed jobs and 24 without a key").hasSize(32);
+            for (String id : ids) {
+                assertThat(hg.app.get("/api/v1/jobs/" + id).status()).isEqualTo(200);
+            }
+        } finally {
+            callers.shutdownNow();
+        }
+    }
+
     @Test
     void batchesAnswerItemByItem() {
         List<JobSubmission> batch = new ArrayList<>(Arrays.asList(

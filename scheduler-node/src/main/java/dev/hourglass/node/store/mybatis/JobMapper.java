@@ -8,8 +8,6 @@ import org.apache.ibatis.annotations.Param;
 public interface JobMapper {
     int insert(JobRow row);
 
-    int insertAll(@Param("rows") List<JobRow> rows);
-
     int reserveBizKeys(@Param("keys") List<BizKeyRow> keys);
 
     List<BizKeyRow> bizKeyOwners(@Param("app") String app, @Param("keys") Collection<String> keys);

@@ -7,6 +7,7 @@ import dev.hourglass.node.job.Job;
 import dev.hourglass.node.job.JobPage;
 import dev.hourglass.node.job.JobQuery;
 import dev.hourglass.node.job.JobRepository;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -103,12 +104,22 @@ public final class MyBatisJobRepository implements JobRepository {
                 }
             }
             if (!rows.isEmpty()) {
-                m.insertAll(rows);
                 LiveCountDeltas counts = new LiveCountDeltas();
                 rows.forEach(r -> counts.added(r.app, r.service, r.state));
-                counts.writeTo(m);
+                try {
+                    JobRowInsert.insert(s.getConnection(), "job_delay_task", rows);
+                    counts.writeTo(s.getConnection());
+                } catch (SQLException e) {
+                    RuntimeException failure = UnavailabilityTranslator.translate(e);
+                    try {
+                        s.rollback(true); // forced: closing rolls back only what MyBatis itself wrote
+                    } catch (RuntimeException r) {
+                        failure.addSuppressed(r);
+                    }
+                    throw failure;
+                }
             }
-            s.commit();
+            s.commit(true); // forced: MyBatis does not know of the insert made in JDBC
             return answers;
         }
     }

@@ -74,6 +74,14 @@ final class UnavailabilityTranslator implements SqlSessionFactory {
                 Proxy.newProxyInstance(SqlSession.class.getClassLoader(), new Class<?>[] {SqlSession.class}, handler);
     }
 
+    /** A failure of JDBC used directly on a session's connection, typed as the session's would be. */
+    static RuntimeException translate(SQLException e) {
+        PersistenceException wrapped = new PersistenceException(e);
+        return meansUnavailable(e)
+                ? new StoreUnavailableException("the database is not available: " + rootMessage(e), wrapped)
+                : wrapped;
+    }
+
     private static String rootMessage(Throwable t) {
         Throwable root = t;
         while (root.getCause() != null) {

@@ -1,0 +1,192 @@
+package dev.hourglass.node.manage;
+
+import dev.hourglass.node.job.Job;
+import dev.hourglass.node.job.JobRepository.Inserted;
+import dev.hourglass.node.job.StoreUnavailableException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Group commit of single submits. Each submit used to be its own transaction, and its commit (a
+ * log flush) was most of its cost; now concurrent callers queue their job, and a writer thread
+ * takes everything queued (up to {@code maxGroup}) and stores it with one multi-row insert and one
+ * commit, then answers each caller with its own job. Nothing is waited for: a writer takes what is
+ * there when it is free, so a lone submit is written at once and a group forms only while a
+ * commit is under way.
+ *
+ * <ul>
+ *   <li>A caller is answered only after the commit that stored its job (or after the commit that
+ *       found its bizKey taken: it gets that job, {@code created == false}; two callers with one
+ *       bizKey in one group are answered as if they came one after the other).
+ *   <li>A group whose transaction fails wrote nothing (it is rolled back as a whole). When the
+ *       database is unavailable, every caller of the group gets that error; any other failure (one
+ *       job's row refused) is retried job by job, so that only the callers whose own job fails get
+ *       an error.
+ * </ul>
+ *
+ * Thread-safe. {@link #close()} writes what is queued, then stops; a submit after that is written
+ * on the caller's thread.
+ */
+public final class GroupCommit implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(GroupCommit.class);
+
+    /**
+     * @param writers threads writing groups; more than one lets a group be built and sent while
+     *     another one's commit waits for its log flush
+     * @param maxGroup most jobs in one transaction
+     */
+    public record Settings(int writers, int maxGroup) {
+        public Settings {
+            if (writers < 1 || maxGroup < 1) {
+                throw new IllegalArgumentException("writers and maxGroup must be at least 1");
+            }
+        }
+    }
+
+    private record Pending(Job job, CompletableFuture<Inserted> answer) {}
+
+    private final Function<List<Job>, List<Inserted>> store;
+    private final int maxGroup;
+    private final BlockingQueue<Pending> queue;
+    private final List<Thread> writers = new ArrayList<>();
+    private volatile boolean open = true;
+
+    /**
+     * @param store stores a list of jobs in one transaction, all or nothing, one answer per job in
+     *     order ({@code JobRepository.insertAll})
+     */
+    public GroupCommit(Function<List<Job>, List<Inserted>> store, Settings settings) {
+        this.store = store;
+        this.maxGroup = settings.maxGroup();
+        // bounded: callers beyond it wait for room (each caller holds one request thread anyway)
+        this.queue = new ArrayBlockingQueue<>(settings.maxGroup() * settings.writers() * 4);
+        for (int i = 0; i < settings.writers(); i++) {
+            Thread t = new Thread(this::writeGroups, "hourglass-submit-writer-" + i);
+            t.setDaemon(true);
+            writers.add(t);
+            t.start();
+        }
+    }
+
+    /** Stores one job with whatever else is being submitted now; returns once it is committed. */
+    public Inserted insert(Job job) {
+        if (!open) {
+            return store.apply(List.of(job)).get(0);
+        }
+        Pending pending = new Pending(job, new CompletableFuture<>());
+        try {
+            queue.put(pending);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StoreUnavailableException("interrupted before the job was stored", e);
+        }
+        if (!open) {
+            drainAfterClose();
+        }
+        try {
+            return pending.answer().get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            // the job may still be committed: an interrupted caller learns nothing either way, as
+            // one whose connection dropped; a retry with its bizKey finds it
+            throw new StoreUnavailableException("interrupted while the job was being stored", e);
+        } catch (ExecutionException e) {
+            throw unwrap(e.getCause());
+        }
+    }
+
+    /** Submits waiting for a writer now (not counting the groups being written). */
+    public int queued() {
+        return queue.size();
+    }
+
+    private static RuntimeException unwrap(Throwable cause) {
+        Throwable c = cause instanceof CompletionException && cause.getCause() != null ? cause.getCause() : cause;
+        return c instanceof RuntimeException r ? r : new IllegalStateException(c);
+    }
+
+    private void writeGroups() {
+        List<Pending> group = new ArrayList<>(maxGroup);
+        while (open || !queue.isEmpty()) {
+            try {
+                Pending first = queue.poll(100, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
+                }
+                group.add(first);
+                queue.drainTo(group, maxGroup - 1);
+                write(group);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (RuntimeException | Error e) {
+                // never leave a caller waiting for ever, whatever broke
+                group.forEach(p -> p.answer().completeExceptionally(e));
+                LOG.error("a submit group failed unexpectedly", e);
+            } finally {
+                group.clear();
+            }
+        }
+    }
+
+    private void write(List<Pending> group) {
+        try {
+            List<Inserted> answers =
+                    store.apply(group.stream().map(Pending::job).toList());
+            for (int i = 0; i < group.size(); i++) {
+                group.get(i).answer().complete(answers.get(i));
+            }
+        } catch (StoreUnavailableException e) {
+            group.forEach(p -> p.answer().completeExceptionally(e));
+        } catch (RuntimeException e) {
+            if (group.size() == 1) {
+                group.get(0).answer().completeExceptionally(e);
+                return;
+            }
+            // nothing of the group was written; alone, only the jobs at fault fail
+            LOG.debug("a group of {} submits failed ({}); writing them one by one", group.size(), e.toString());
+            for (Pending p : group) {
+                write(List.of(p));
+            }
+        }
+    }
+
+    /** A submit queued as the writers stopped: written here, so that it is not left waiting. */
+    private void drainAfterClose() {
+        List<Pending> left = new ArrayList<>();
+        queue.drainTo(left);
+        for (Pending p : left) {
+            write(List.of(p));
+        }
+    }
+
+    /** Writes what is queued (waits up to {@code waitMs} for it), then stops the writers. */
+    public void close(long waitMs) {
+        open = false;
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
+        for (Thread t : writers) {
+            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            try {
+                t.join(Math.max(1, left));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        drainAfterClose();
+    }
+
+    @Override
+    public void close() {
+        close(5_000);
+    }
+}

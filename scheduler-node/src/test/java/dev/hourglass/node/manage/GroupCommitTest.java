@@ -1,0 +1,200 @@
+package dev.hourglass.node.manage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.hourglass.api.JobState;
+import dev.hourglass.node.job.Job;
+import dev.hourglass.node.job.JobRepository.Inserted;
+import dev.hourglass.node.job.StoreUnavailableException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Group commit against a fake store: callers queued while a commit is under way are stored in the
+ * next transaction together, each answered with its own job; a failed transaction fails exactly
+ * its callers; a job the store refuses fails only its own caller.
+ */
+class GroupCommitTest {
+    /** What the fake store was asked to write, one list per transaction, and what it committed. */
+    final List<List<Long>> transactions = new CopyOnWriteArrayList<>();
+
+    final List<Long> committed = new CopyOnWriteArrayList<>();
+    final CountDownLatch firstEntered = new CountDownLatch(1);
+    final CountDownLatch releaseFirst = new CountDownLatch(1);
+    final ExecutorService callers = Executors.newCachedThreadPool();
+    GroupCommit groups;
+
+    @AfterEach
+    void stop() {
+        releaseFirst.countDown();
+        if (groups != null) {
+            groups.close();
+        }
+        callers.shutdownNow();
+    }
+
+    private static Job job(long id) {
+        return new Job(
+                id,
+                "app",
+                "svc",
+                null,
+                0,
+                JobState.DELAYED,
+                1_000,
+                1_000,
+                null,
+                0,
+                0,
+                5,
+                5_000,
+                null,
+                "{}",
+                Map.of(),
+                null,
+                null,
+                0,
+                0,
+                0);
+    }
+
+    /** Holds its first transaction until released; then applies {@code rule} to each one. */
+    private Function<List<Job>, List<Inserted>> store(Function<List<Job>, RuntimeException> rule) {
+        return batch -> {
+            transactions.add(batch.stream().map(Job::id).toList());
+            if (transactions.size() == 1) {
+                firstEntered.countDown();
+                try {
+                    releaseFirst.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            RuntimeException failure = rule.apply(batch);
+            if (failure != null) {
+                throw failure; // all or nothing: nothing of this transaction is committed
+            }
+            batch.forEach(j -> committed.add(j.id()));
+            return batch.stream().map(j -> new Inserted(j, true)).toList();
+        };
+    }
+
+    private CompletableFuture<Inserted> submit(long id) {
+        return CompletableFuture.supplyAsync(() -> groups.insert(job(id)), callers);
+    }
+
+    /** One caller's commit under way, then {@code ids} queued behind it. */
+    private List<CompletableFuture<Inserted>> queuedBehindAFirstCommit(long... ids) throws InterruptedException {
+        CompletableFuture<Inserted> first = submit(1);
+        assertThat(firstEntered.await(5, TimeUnit.SECONDS)).isTrue();
+        List<CompletableFuture<Inserted>> answers = new ArrayList<>(List.of(first));
+        for (long id : ids) {
+            answers.add(submit(id));
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> groups.queued() == ids.length);
+        releaseFirst.countDown();
+        return answers;
+    }
+
+    @Test
+    void submitsQueuedDuringACommitAreStoredInOneTransactionAndEachCallerGetsItsOwnJob() throws Exception {
+        groups = new GroupCommit(store(batch -> null), new GroupCommit.Settings(1, 256));
+        long[] ids = new long[15];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = 100 + i;
+        }
+        List<CompletableFuture<Inserted>> answers = queuedBehindAFirstCommit(ids);
+        for (int i = 0; i < answers.size(); i++) {
+            long expected = i == 0 ? 1 : ids[i - 1];
+            assertThat(answers.get(i).get(5, TimeUnit.SECONDS).job().id()).isEqualTo(expected);
+        }
+        assertThat(transactions).hasSize(2);
+        assertThat(transactions.get(1)).hasSize(15);
+    }
+
+    @Test
+    void aGroupIsAtMostMaxGroupJobs() throws Exception {
+        groups = new GroupCommit(store(batch -> null), new GroupCommit.Settings(1, 4));
+        List<CompletableFuture<Inserted>> answers = queuedBehindAFirstCommit(2, 3, 4, 5, 6, 7, 8, 9, 10);
+        for (CompletableFuture<Inserted> a : answers) {
+            a.get(5, TimeUnit.SECONDS);
+        }
+        assertThat(transactions).allMatch(t -> t.size() <= 4);
+        assertThat(committed).hasSize(10).doesNotHaveDuplicates();
+    }
+
+    @Test
+    void aFailedCommitFailsExactlyTheCallersInIt() throws Exception {
+        groups = new GroupCommit(
+                store(batch -> batch.stream().anyMatch(j -> j.id() >= 10 && j.id() < 20)
+                        ? new StoreUnavailableException("connection lost", null)
+                        : null),
+                new GroupCommit.Settings(1, 256));
+        List<CompletableFuture<Inserted>> answers = queuedBehindAFirstCommit(10, 11, 12, 13);
+        assertThat(answers.get(0).get(5, TimeUnit.SECONDS).job().id()).isEqualTo(1);
+        for (CompletableFuture<Inserted> failed : answers.subList(1, answers.size())) {
+            assertThatThrownBy(() -> failed.get(5, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(StoreUnavailableException.class);
+        }
+        assertThat(transactions)
+                .as("the database is down: not tried job by job")
+                .hasSize(2);
+        assertThat(submit(20).get(5, TimeUnit.SECONDS).job().id())
+                .as("the next submit is stored")
+                .isEqualTo(20);
+        assertThat(committed).containsExactly(1L, 20L);
+    }
+
+    @Test
+    void aJobTheStoreRefusesFailsOnlyItsOwnCaller() throws Exception {
+        groups = new GroupCommit(
+                store(batch -> batch.stream().anyMatch(j -> j.id() == 12)
+                        ? new IllegalArgumentException("row of job 12 refused")
+                        : null),
+                new GroupCommit.Settings(1, 256));
+        List<CompletableFuture<Inserted>> answers = queuedBehindAFirstCommit(10, 11, 12, 13);
+        assertThatThrownBy(() -> answers.get(3).get(5, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("job 12");
+        for (int i : new int[] {0, 1, 2, 4}) {
+            answers.get(i).get(5, TimeUnit.SECONDS);
+        }
+        assertThat(transactions.get(1))
+                .as("the group, refused as a whole")
+                .containsExactlyInAnyOrder(10L, 11L, 12L, 13L);
+        assertThat(committed).containsExactlyInAnyOrder(1L, 10L, 11L, 13L);
+    }
+
+    @Test
+    void closeStoresWhatIsQueuedAndLaterSubmitsAreStoredAlone() throws Exception {
+        groups = new GroupCommit(store(batch -> null), new GroupCommit.Settings(2, 256));
+        List<CompletableFuture<Inserted>> answers = new ArrayList<>();
+        CompletableFuture<Inserted> first = submit(1);
+        assertThat(firstEntered.await(5, TimeUnit.SECONDS)).isTrue();
+        for (long id = 2; id <= 5; id++) {
+            answers.add(submit(id));
+        }
+        CompletableFuture<Void> closing = CompletableFuture.runAsync(() -> groups.close(5_000), callers);
+        releaseFirst.countDown();
+        closing.get(10, TimeUnit.SECONDS);
+        first.get(5, TimeUnit.SECONDS);
+        for (CompletableFuture<Inserted> a : answers) {
+            a.get(5, TimeUnit.SECONDS);
+        }
+        assertThat(groups.insert(job(6)).job().id()).isEqualTo(6);
+        assertThat(committed).containsExactlyInAnyOrder(1L, 2L, 3L, 4L, 5L, 6L);
+    }
+}
