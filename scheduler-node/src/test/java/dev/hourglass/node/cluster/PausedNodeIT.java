@@ -75,16 +75,31 @@ class PausedNodeIT {
                                         .size()
                                 == 32);
 
-        // 1,000 jobs due 5-9 s from now, half through each node (so half in each node's memory)
+        // 1,000 jobs due 5-9 s from now, half through each node (so half in each node's memory), in
+        // one batch per node: 1,000 single submits took long enough on a busy CI machine that the
+        // jobs were already due, and b was frozen in the middle of a claim (see the note below)
         long first = System.currentTimeMillis() + 5_000;
         Map<String, JsonNode> jobs = new HashMap<>();
-        for (int i = 0; i < 1_000; i++) {
-            NodeProcess via = i % 2 == 0 ? a : b;
-            JsonNode job = new ApiClient(via.baseUrl(), token)
-                    .post("/api/v1/jobs", "{\"service\":\"s\",\"fireAt\":" + (first + i * 4L) + "}")
-                    .json();
-            jobs.put(job.get("id").asText(), job);
+        for (NodeProcess via : List.of(a, b)) {
+            StringBuilder batch = new StringBuilder("{\"jobs\":[");
+            for (int i = via == a ? 0 : 1; i < 1_000; i += 2) {
+                batch.append(batch.length() > 9 ? "," : "")
+                        .append("{\"service\":\"s\",\"fireAt\":")
+                        .append(first + i * 4L)
+                        .append('}');
+            }
+            for (JsonNode item : new ApiClient(via.baseUrl(), token)
+                    .post("/api/v1/jobs/batch", batch.append("]}").toString())
+                    .json()
+                    .get("results")) {
+                jobs.put(item.get("job").get("id").asText(), item.get("job"));
+            }
         }
+        assertThat(jobs).hasSize(1_000);
+        assertThat(System.currentTimeMillis())
+                .as("b is frozen before its jobs are due (a node frozen inside a claim transaction keeps"
+                        + " its row locks until its connection dies: a known limit, not this test's subject)")
+                .isLessThan(first - 1_000);
         await().atMost(Duration.ofSeconds(10)).until(() -> System.currentTimeMillis() >= first - 1_000);
         b.pause(); // frozen with its jobs in memory, before they are due
         long frozenAt = System.currentTimeMillis();

@@ -45,14 +45,17 @@ class ConfigLoaderTest {
         Files.writeString(
                 file,
                 "engine:\n  claimBatch: 0\ncluster:\n  shards: 0\n"
-                        + "kafka:\n  sendQueueRecords: 0\n  sendQueueBytes: 1000\n  deliveryTimeoutMs: 10\n");
+                        + "kafka:\n  sendQueueRecords: 0\n  sendQueueBytes: 1000\n  deliveryTimeoutMs: 10\n"
+                        + "submits:\n  writers: 0\n  maxGroup: 0\n");
         assertThatThrownBy(() -> ConfigLoader.load(file, Map.of()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("engine.claimBatch")
                 .hasMessageContaining("cluster.shards")
                 .hasMessageContaining("kafka.sendQueueRecords")
                 .hasMessageContaining("kafka.sendQueueBytes")
-                .hasMessageContaining("kafka.deliveryTimeoutMs");
+                .hasMessageContaining("kafka.deliveryTimeoutMs")
+                .hasMessageContaining("submits.writers")
+                .hasMessageContaining("submits.maxGroup");
         assertThatThrownBy(() -> ConfigLoader.load(null, Map.of("HOURGLASS_HTTP_PORT", "eighty")))
                 .hasMessageContaining("HOURGLASS_HTTP_PORT");
         Path farAhead = dir.resolve("far-ahead.yaml");
