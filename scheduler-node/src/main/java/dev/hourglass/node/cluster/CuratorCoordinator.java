@@ -76,6 +76,7 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
     private CuratorCache cache;
     private PersistentNode member;
     private volatile boolean leaving;
+    private final Object applying = new Object();
     private volatile Assignment assignment = Assignment.NONE;
     private volatile boolean connected;
 
@@ -296,8 +297,10 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
      * the new owners read those jobs as DELAYED when they load them.
      */
     public void stopTakingShards() {
-        leaving = true;
-        ownership.replace(List.of());
+        synchronized (applying) { // not between an assignment's check of the flag and its replace
+            leaving = true;
+            ownership.replace(List.of());
+        }
     }
 
     /** Reads the assignment and applies this node's shards (none while disconnected or leaving). */
@@ -309,11 +312,13 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
                 return;
             }
             assignment = read;
-            if (connected && !leaving) {
-                List<Integer> mine = read.shardsOf(nodeId);
-                if (!mine.equals(ownership.current())) {
-                    LOG.info("epoch {}: {} owns {} shards", read.epoch(), nodeId, mine.size());
-                    ownership.replace(mine);
+            synchronized (applying) {
+                if (connected && !leaving) {
+                    List<Integer> mine = read.shardsOf(nodeId);
+                    if (!mine.equals(ownership.current())) {
+                        LOG.info("epoch {}: {} owns {} shards", read.epoch(), nodeId, mine.size());
+                        ownership.replace(mine);
+                    }
                 }
             }
         } catch (KeeperException.NoNodeException e) {

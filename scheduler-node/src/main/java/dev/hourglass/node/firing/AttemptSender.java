@@ -125,20 +125,44 @@ final class AttemptSender {
         }
     }
 
-    private record Waiting(ScheduledFuture<?> future, PendingSend send) {}
+    /**
+     * An attempt waiting for its fire time. Whoever removes it from {@link #waiting} owns it: the
+     * timer (then it goes on to its gate), {@link #forget} or {@link #shardsLost} (then they release
+     * it). Canceling the timer is only a courtesy: a timer task already running is not stopped by
+     * it, and finds its entry gone.
+     */
+    private static final class Waiting {
+        final PendingSend send;
+        volatile ScheduledFuture<?> future;
 
-    private void waitFor(PendingSend send, long wait) {
-        waiting.put(
-                send.job().id(), new Waiting(timer.schedule(() -> whenDue(send), wait, TimeUnit.MILLISECONDS), send));
+        Waiting(PendingSend send) {
+            this.send = send;
+        }
+
+        void cancelTimer() {
+            ScheduledFuture<?> f = future;
+            if (f != null) {
+                f.cancel(false);
+            }
+        }
     }
 
-    private void whenDue(PendingSend send) {
+    private void waitFor(PendingSend send, long wait) {
+        Waiting w = new Waiting(send);
+        waiting.put(send.job().id(), w); // before the timer can fire
+        w.future = timer.schedule(() -> whenDue(w), wait, TimeUnit.MILLISECONDS);
+    }
+
+    private void whenDue(Waiting w) {
+        if (!waiting.remove(w.send.job().id(), w)) {
+            return; // forgotten or given back meanwhile, and released by whoever did it
+        }
+        PendingSend send = w.send;
         long early = send.sendAt() - clock.millis();
         if (early > 0) { // the timer counts monotonic time, the clock is wall time: never send early
             waitFor(send, early);
             return;
         }
-        waiting.remove(send.job().id());
         toGate(send);
     }
 
@@ -148,27 +172,26 @@ final class AttemptSender {
      */
     void forget(long jobId) {
         Waiting w = waiting.remove(jobId);
-        if (w != null && w.future().cancel(false)) {
-            release(w.send()); // the job changed in the database already: nothing to give back
+        if (w != null) {
+            w.cancelTimer();
+            release(w.send); // the job changed in the database already: nothing to give back
         }
     }
 
     /**
      * Shards moved away: their attempts still waiting for their fire time are given back now rather
      * than at that time, so that the new owner, reading the shards as it gains them, finds them
-     * DELAYED (or, if it read first, at its re-read moments later). An attempt whose timer is
-     * already running is given back by the fence instead.
+     * DELAYED (or, if it read first, at its re-read moments later). An attempt already past its
+     * timer is given back by the fence instead, when it reaches its gate.
      */
     void shardsLost(Set<Integer> kept) {
         for (Waiting w : waiting.values()) {
-            Job job = w.send().job();
-            // removed first, then canceled, as forget() does: whoever cancels the timer releases
-            if (!kept.contains(job.shard())
-                    && waiting.remove(job.id(), w)
-                    && w.future().cancel(false)) {
+            Job job = w.send.job();
+            if (!kept.contains(job.shard()) && waiting.remove(job.id(), w)) {
+                w.cancelTimer();
                 LOG.debug("job {} attempt {}: shard moved, given back unsent", job.id(), job.attempts());
-                fence.giveBack(w.send().attempt());
-                release(w.send());
+                fence.giveBack(w.send.attempt());
+                release(w.send);
             }
         }
     }

@@ -18,6 +18,8 @@ final class JobRowInsert {
             + " budget_base, max_attempts, timeout_ms, expire_after_ms, payload, attributes, last_error, owner_node,"
             + " claim_token, version, created_at, updated_at";
     private static final int PER_ROW = 22;
+    /** The statement timeout MyBatis gives its own statements (Database), in seconds. */
+    static final int STATEMENT_TIMEOUT_S = 30;
     /** Rows per statement: MariaDB and MySQL take at most 65,535 placeholders in one. */
     static final int MAX_ROWS_PER_STATEMENT = 1_000;
 
@@ -39,6 +41,7 @@ final class JobRowInsert {
             sql.append(i == 0 ? "" : ",").append(ROW);
         }
         try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+            ps.setQueryTimeout(STATEMENT_TIMEOUT_S);
             int p = 1;
             for (JobRow r : rows) {
                 ps.setLong(p++, r.id);

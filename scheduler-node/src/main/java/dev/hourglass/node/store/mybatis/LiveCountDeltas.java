@@ -65,6 +65,7 @@ final class LiveCountDeltas {
             sql.append(i == 0 ? "(?,?,?,?)" : ",(?,?,?,?)");
         }
         try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+            ps.setQueryTimeout(JobRowInsert.STATEMENT_TIMEOUT_S);
             int p = 1;
             for (CountDeltaRow r : rows) {
                 ps.setString(p++, r.app);

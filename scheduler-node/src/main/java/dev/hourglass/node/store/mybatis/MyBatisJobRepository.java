@@ -106,21 +106,33 @@ public final class MyBatisJobRepository implements JobRepository {
             if (!rows.isEmpty()) {
                 LiveCountDeltas counts = new LiveCountDeltas();
                 rows.forEach(r -> counts.added(r.app, r.service, r.state));
+                boolean committed = false;
                 try {
                     JobRowInsert.insert(s.getConnection(), "job_delay_task", rows);
                     counts.writeTo(s.getConnection());
+                    s.commit(true); // forced: MyBatis does not know of the insert made in JDBC
+                    committed = true;
                 } catch (SQLException e) {
-                    RuntimeException failure = UnavailabilityTranslator.translate(e);
-                    try {
-                        s.rollback(true); // forced: closing rolls back only what MyBatis itself wrote
-                    } catch (RuntimeException r) {
-                        failure.addSuppressed(r);
+                    throw UnavailabilityTranslator.translate(e);
+                } finally {
+                    if (!committed) {
+                        // forced too: closing rolls back only what MyBatis itself wrote, and the
+                        // pool's reset of auto-commit would otherwise commit the JDBC rows
+                        rollbackQuietly(s);
                     }
-                    throw failure;
                 }
+                return answers;
             }
-            s.commit(true); // forced: MyBatis does not know of the insert made in JDBC
+            s.commit(true);
             return answers;
+        }
+    }
+
+    private static void rollbackQuietly(SqlSession s) {
+        try {
+            s.rollback(true);
+        } catch (RuntimeException e) {
+            // the failure being thrown says more; the connection is discarded or reset by the pool
         }
     }
 
