@@ -76,7 +76,7 @@ public final class JobManager {
 
     /** Stores the single submits queued now, then writes the ones that come later alone. */
     public void close() {
-        submits.close();
+        submits.close(800); // within the 1 s its step of a node's stop gets
     }
 
     public Limits limits() {

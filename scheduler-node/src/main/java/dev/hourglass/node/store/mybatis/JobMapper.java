@@ -6,8 +6,6 @@ import org.apache.ibatis.annotations.Param;
 
 /** SQL of the job tables; see JobMapper.xml. Every state change is conditional. */
 public interface JobMapper {
-    int insert(JobRow row);
-
     int reserveBizKeys(@Param("keys") List<BizKeyRow> keys);
 
     List<BizKeyRow> bizKeyOwners(@Param("app") String app, @Param("keys") Collection<String> keys);
