@@ -15,6 +15,14 @@ final class CallbackSink implements AutoCloseable {
     private final Javalin server;
     final ConcurrentHashMap<String, Integer> deliveries = new ConcurrentHashMap<>();
     final ConcurrentHistogram lateness = new ConcurrentHistogram(3_600_000L, 3);
+    /**
+     * For records that say when the node sent them (Kafka's {@code hourglass-fired-at}): the part of
+     * each first delivery's lateness spent in the node (fired - fireAt) and after it (arrival -
+     * fired: producer, broker, consumer).
+     */
+    final ConcurrentHistogram inNode = new ConcurrentHistogram(3_600_000L, 3);
+
+    final ConcurrentHistogram afterNode = new ConcurrentHistogram(3_600_000L, 3);
     final AtomicLong early = new AtomicLong();
     final AtomicLong firstArrival = new AtomicLong(Long.MAX_VALUE);
     final AtomicLong lastArrival = new AtomicLong();
@@ -69,9 +77,20 @@ final class CallbackSink implements AutoCloseable {
         return body.substring(start, body.indexOf('"', start));
     }
 
+    /** {@link #arrived}, for a record that also says when the node sent it. */
+    void arrived(String id, long fireAt, long firedAt, long now) {
+        if (!deliveries.containsKey(id)) {
+            inNode.recordValue(Math.max(0, firedAt - fireAt));
+            afterNode.recordValue(Math.max(0, now - firedAt));
+        }
+        arrived(id, fireAt, now);
+    }
+
     void reset() {
         deliveries.clear();
         lateness.reset();
+        inNode.reset();
+        afterNode.reset();
         early.set(0);
         firstArrival.set(Long.MAX_VALUE);
         lastArrival.set(0);

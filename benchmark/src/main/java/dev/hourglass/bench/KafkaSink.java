@@ -44,6 +44,7 @@ final class KafkaSink implements AutoCloseable {
                                 counters.arrived(
                                         header(r, "hourglass-job-id"),
                                         Long.parseLong(header(r, "hourglass-fire-at")),
+                                        Long.parseLong(header(r, "hourglass-fired-at")),
                                         now);
                             }
                         }

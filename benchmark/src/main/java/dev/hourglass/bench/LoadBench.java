@@ -21,8 +21,9 @@ import org.HdrHistogram.ConcurrentHistogram;
  * (give a loopback one) and to the receiver on 127.0.0.1.
  *
  * <pre>
- * LoadBench --node http://127.0.0.1:8080 --admin TOKEN --workload burst   [--jobs 20000]
+ * LoadBench --node http://127.0.0.1:8080 --admin TOKEN --workload burst   [--jobs 20000] [--spread-ms 1000: 0 = all due at one millisecond]
  * LoadBench --node ... --admin ... --workload steady  [--rate 500] [--seconds 60] [--delay-ms 5000]
+ *           (a cold node with a warm generator: --warmup-seconds 0 --warm-generator-seconds 20)
  * LoadBench --node ... --admin ... --workload pending [--pending 1000000] [--rate 500] [--seconds 60]
  * LoadBench --node ... --admin ... --workload stats   [--pending 10000000] --jdbc URL
  * LoadBench --node ... --admin ... --workload submit  [--clients 16] [--seconds 20] [--delay-ms 600000]
@@ -119,12 +120,13 @@ public final class LoadBench {
         if (workload.equals("submit")) { // warms up with its own kind of load
             return submit((int) opt("clients", 16), (int) opt("seconds", 20), opt("delay-ms", 600_000));
         }
+        warmGeneratorOnly(opt("warm-generator-seconds", 0));
         warmUp();
         return switch (workload) {
-            case "burst" -> burst((int) opt("jobs", 20_000));
+            case "burst" -> burst((int) opt("jobs", 20_000), opt("spread-ms", 1_000));
             case "steady" -> steady((int) opt("rate", 500), (int) opt("seconds", 60), opt("delay-ms", 5_000));
             case "pending" ->
-                pending((int) opt("pending", 1_000_000), (int) opt("rate", 500), (int) opt("seconds", 60));
+                pending(app, (int) opt("pending", 1_000_000), (int) opt("rate", 500), (int) opt("seconds", 60));
             case "stats" -> stats(app, (int) opt("pending", 10_000_000));
             default -> throw new IllegalArgumentException("workload is burst, steady, pending, stats or submit");
         };
@@ -154,15 +156,76 @@ public final class LoadBench {
 
     private ObjectNode baseline;
 
-    /** N jobs due within one second, submitted ahead of time in batches of 1,000. */
-    private ObjectNode burst(int jobs) {
+    /**
+     * For measuring a cold node with a warm generator (--warm-generator-seconds N with
+     * --warmup-seconds 0): the submit client and the receiver exchange N seconds of posts shaped as
+     * callbacks at 500/s between themselves, so that their compiled code is ready, while the node,
+     * which none of this reaches, stays as cold as it started. A business service whose node is
+     * restarted in a rolling upgrade is warm.
+     */
+    private void warmGeneratorOnly(long seconds) {
+        if (seconds <= 0) {
+            return;
+        }
+        int rate = 500;
+        int posts = (int) (rate * seconds);
+        int senders = 64;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(senders);
+        SubmitClient http = new SubmitClient(senders);
+        long start = System.nanoTime();
+        for (int i = 0; i < posts; i++) {
+            long wait = start + (long) i * 1_000_000_000L / rate - System.nanoTime();
+            if (wait > 0) {
+                LockSupport.parkNanos(wait);
+            }
+            String body = "{\"jobId\":\"warm-" + i + "\",\"fireAt\":\""
+                    + java.time.Instant.ofEpochMilli(System.currentTimeMillis()) + "\"}";
+            pool.execute(() -> {
+                try {
+                    http.post(sink.url(), "warm-up", body);
+                } catch (java.io.IOException | RuntimeException e) {
+                    // a warm-up post lost changes nothing measured
+                }
+            });
+        }
+        pool.shutdown();
+        try {
+            if (!pool.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS)) {
+                pool.shutdownNow();
+            }
+            http.close();
+        } catch (InterruptedException | java.io.IOException e) {
+            Thread.currentThread().interrupt();
+        }
+        System.err.printf("generator warmed for %d s: %d posts received%n", seconds, sink.deliveries.size());
+        sink.reset();
+    }
+
+    /**
+     * N jobs due within {@code spreadMs} (one second by default; 0: all at the same millisecond),
+     * submitted ahead of time in batches of 1,000.
+     */
+    private ObjectNode burst(int jobs, long spreadMs) {
         long lead = opt("lead-ms", 15_000);
         long firstFireAt = System.currentTimeMillis() + lead;
         long started = System.currentTimeMillis();
-        submitBatches(jobs, i -> firstFireAt + (i * 1_000L) / jobs);
+        submitBatches(jobs, i -> firstFireAt + (i * spreadMs) / jobs);
         long submitMs = System.currentTimeMillis() - started;
+        double[] claimsBefore = claimSums();
         awaitDeliveries(jobs, firstFireAt + 1_000 + 120_000);
+        double[] claimsAfter = claimSums();
         ObjectNode out = report("burst", jobs, jobs * 1_000.0 / Math.max(1, submitMs));
+        ObjectNode claims = out.putObject("nodeClaims");
+        double transactions = claimsAfter[0] - claimsBefore[0];
+        claims.put("transactions", Math.round(transactions));
+        claims.put("jobs", Math.round(claimsAfter[2] - claimsBefore[2]));
+        claims.put("secondsInClaims", Math.round((claimsAfter[1] - claimsBefore[1]) * 1_000) / 1_000.0);
+        claims.put(
+                "msPerTransaction",
+                transactions == 0
+                        ? 0
+                        : Math.round((claimsAfter[1] - claimsBefore[1]) * 1_000_000 / transactions) / 1_000.0);
+        out.put("dueWithinMs", spreadMs);
         long span = sink.lastArrival.get() - firstFireAt;
         out.put("fireSpanMs", span);
         out.put("fireThroughputPerSec", Math.round(sink.deliveries.size() * 1_000.0 / Math.max(1_000, span)));
@@ -185,15 +248,22 @@ public final class LoadBench {
         return out;
     }
 
-    /** Many jobs due far ahead (they must stay out of memory), then the steady load. */
-    private ObjectNode pending(int pending, int rate, int seconds) {
+    /**
+     * Many jobs due far ahead (they must stay out of memory), then the steady load. With --jdbc
+     * (benchmark/run.sh passes it) also the plans of the firing engine's reads with them in the
+     * table, and the dashboard's lists.
+     */
+    private ObjectNode pending(String app, int pending, int rate, int seconds) {
         long[] before = api.heap();
         long started = System.currentTimeMillis();
         long farAway = System.currentTimeMillis() + 86_400_000L;
         submitBatches(pending, i -> farAway + i % 3_600_000);
         long loadMs = System.currentTimeMillis() - started;
+        System.err.printf("submitted %,d pending jobs in %,d ms%n", pending, loadMs);
         sleep(5_000);
         ObjectNode stats = statsLatency(100);
+        ObjectNode plans = opts.containsKey("jdbc") ? explainEngineReads() : null;
+        ObjectNode lists = opts.containsKey("jdbc") ? listLatency(app, farAway) : null;
         long[] afterLoad = api.heap();
         ObjectNode out = steady(rate, seconds, opt("delay-ms", 5_000));
         long[] after = api.heap();
@@ -201,6 +271,10 @@ public final class LoadBench {
         out.put("pendingJobs", pending);
         out.put("pendingSubmitRatePerSec", Math.round(pending * 1_000.0 / Math.max(1, loadMs)));
         out.set("statsWithPendingMs", stats);
+        if (plans != null) {
+            out.set("engineReadPlans", plans);
+            out.set("listsWithPendingMs", lists);
+        }
         ObjectNode heap = out.putObject("nodeHeapBytes");
         heap.put("liveBeforePending", before[0]);
         heap.put("liveAfterPending", afterLoad[0]);
@@ -320,6 +394,38 @@ public final class LoadBench {
         return out;
     }
 
+    /**
+     * The plans of the firing engine's reads (JobMapper.xml): the loader's window read and the
+     * catch-up sweep's (both {@code loadDue}: one part per shard in (due_at, id) order on
+     * idx_task_due; two shards shown, the node sends one part per owned shard), the timeout sweep
+     * and the orphan sweep.
+     */
+    private ObjectNode explainEngineReads() {
+        long now = System.currentTimeMillis();
+        String part = "(SELECT id, due_at, app, service, shard FROM job_delay_task WHERE shard = %d"
+                + " AND state = 'DELAYED' AND due_at >= %d AND due_at < %d AND (due_at > %d OR id > 0)"
+                + " ORDER BY due_at, id LIMIT 2000)";
+        Map<String, String> sql = new java.util.LinkedHashMap<>();
+        long loaded = now + 60_000;
+        sql.put(
+                "loader: next window",
+                String.format(part, 0, loaded, now + 120_000, loaded) + " UNION ALL "
+                        + String.format(part, 1, loaded, now + 120_000, loaded));
+        sql.put(
+                "catch-up: due now or soon",
+                String.format(part, 0, 0, now + 2_500, 0) + " UNION ALL " + String.format(part, 1, 0, now + 2_500, 0));
+        sql.put(
+                "timeout sweep",
+                "SELECT id FROM job_delay_task WHERE shard IN (0, 1) AND state = 'RUNNING' AND due_at <= " + now
+                        + " AND id > 0 ORDER BY id LIMIT 500");
+        sql.put(
+                "orphan sweep",
+                "SELECT id FROM job_delay_task WHERE shard IN (0, 1) AND state = 'RUNNING'"
+                        + " AND (owner_node NOT IN ('bench-1') OR (owner_node = 'bench-1' AND updated_at < 0))"
+                        + " AND id > 0 ORDER BY id LIMIT 500");
+        return explain(sql);
+    }
+
     /** The plans of the job search's statements (JobMapper.searchLive/searchFinal) for each filter. */
     private ObjectNode explainSearches(String app) {
         String cols = "SELECT id FROM ";
@@ -341,11 +447,17 @@ public final class LoadBench {
         sql.put(
                 "backlog, app + state",
                 cols + "job_delay_task_backlog WHERE app = 'A' AND state = 'FAILED' ORDER BY id LIMIT 51");
+        sql.replaceAll((name, q) -> q.replace("'A'", "'" + app + "'").replace("'S'", "'" + service + "'"));
+        return explain(sql);
+    }
+
+    /** EXPLAIN of each statement (by name), one line per table the plan reads. */
+    private ObjectNode explain(Map<String, String> sql) {
         ObjectNode out = JSON.createObjectNode();
         try (java.sql.Connection c = java.sql.DriverManager.getConnection(opts.get("jdbc"), "root", "");
                 java.sql.Statement st = c.createStatement()) {
             for (Map.Entry<String, String> e : sql.entrySet()) {
-                String q = e.getValue().replace("'A'", "'" + app + "'").replace("'S'", "'" + service + "'");
+                String q = e.getValue();
                 StringBuilder plan = new StringBuilder();
                 try (java.sql.ResultSet rs = st.executeQuery("EXPLAIN " + q)) {
                     while (rs.next()) {
@@ -505,11 +617,12 @@ public final class LoadBench {
             inFlight.acquireUninterruptibly();
             all.add(apis.get((start / 1_000) % apis.size())
                     .sendAsync("POST", "/api/v1/jobs/batch", token, body.toString())
-                    .whenComplete((r, e) -> {
+                    .handle((r, e) -> { // keeps no response: 10M jobs' answers filled the heap
                         inFlight.release();
                         if (e != null || r.statusCode() != 200 || r.body().contains("\"error\"")) {
                             failed.incrementAndGet();
                         }
+                        return null;
                     }));
         }
         CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
@@ -580,6 +693,16 @@ public final class LoadBench {
         late.put("p95", sink.lateness.getValueAtPercentile(95));
         late.put("p99", sink.lateness.getValueAtPercentile(99));
         late.put("max", sink.lateness.getMaxValue());
+        if (sink.inNode.getTotalCount() > 0) {
+            ObjectNode in = out.putObject("latenessInNodeMs"); // fired-at - fire-at
+            in.put("p50", sink.inNode.getValueAtPercentile(50));
+            in.put("p99", sink.inNode.getValueAtPercentile(99));
+            in.put("max", sink.inNode.getMaxValue());
+            ObjectNode after = out.putObject("latenessAfterNodeMs"); // arrival - fired-at
+            after.put("p50", sink.afterNode.getValueAtPercentile(50));
+            after.put("p99", sink.afterNode.getValueAtPercentile(99));
+            after.put("max", sink.afterNode.getMaxValue());
+        }
         out.put("delivered", sink.deliveries.size());
         out.put("missed", jobs - sink.deliveries.size());
         out.put(
@@ -602,6 +725,18 @@ public final class LoadBench {
         out.put("nodeHeapLiveBytes", heap[0]);
         out.put("nodeHeapUsedBytes", heap[1]);
         return out;
+    }
+
+    /** The claim metrics' sums over every node (NodeApi#claims). */
+    private double[] claimSums() {
+        double[] sums = new double[3];
+        for (NodeApi a : apis) {
+            double[] one = a.claims();
+            for (int i = 0; i < sums.length; i++) {
+                sums[i] += one[i];
+            }
+        }
+        return sums;
     }
 
     /** Attempts by outcome since start, summed over the nodes (each counts what it fired). */

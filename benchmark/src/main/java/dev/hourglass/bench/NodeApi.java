@@ -48,6 +48,24 @@ final class NodeApi {
         }
     }
 
+    /**
+     * The sums of the node's claim metrics (/metrics): claim transactions, seconds spent in them,
+     * jobs they claimed; subtract two readings to get a workload's share.
+     */
+    double[] claims() {
+        String text = sendAsync("GET", "/metrics", null, null).join().body();
+        double[] sums = new double[3];
+        String[] names = {"hourglass_claim_seconds_count", "hourglass_claim_seconds_sum", "hourglass_claim_jobs_sum"};
+        for (String line : text.split("\n")) {
+            for (int i = 0; i < names.length; i++) {
+                if (line.startsWith(names[i] + " ") || line.startsWith(names[i] + "{")) {
+                    sums[i] += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                }
+            }
+        }
+        return sums;
+    }
+
     /** Live heap after the last GC, and heap in use now, from the node's /metrics (bytes). */
     long[] heap() {
         String text = sendAsync("GET", "/metrics", null, null).join().body();

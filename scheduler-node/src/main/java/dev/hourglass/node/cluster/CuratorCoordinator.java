@@ -53,6 +53,12 @@ import org.slf4j.LoggerFactory;
  * last contact: before the server can expire its session and the master can hand its shards to
  * another node. On LOST it gives up every shard at once. On RECONNECTED it reads its shards again.
  *
+ * <p>Those events arrive through threads that a frozen process (SIGSTOP, a long GC pause) stops
+ * too, so on waking the node would act on its stale shards until it has heard of its session loss.
+ * Hence the {@link ContactLease}: a small read every second (a quarter of the session timeout at
+ * most) renews it, the engine claims and sends only while it is held, and it lapses by monotonic
+ * time alone two thirds of the session timeout after the last read that succeeded.
+ *
  * <p>Thread-safety: Curator callbacks and master work run on one single-threaded executor.
  */
 public final class CuratorCoordinator implements ClusterView, AutoCloseable {
@@ -68,6 +74,17 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
     private final ExecutorService events = Executors.newSingleThreadExecutor(r -> daemon(r, "hourglass-cluster"));
     private final java.util.concurrent.ScheduledExecutorService heartbeat =
             Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "hourglass-cluster-heartbeat"));
+    private final java.util.concurrent.ScheduledExecutorService leaseRenewal =
+            Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "hourglass-cluster-lease"));
+    /**
+     * Curator's own executor for its "run safe" notifications is never shut down by its close(),
+     * so each coordinator left a thread behind (seen in the test JVM, one per node started): ours
+     * is closed with the coordinator.
+     */
+    private final ExecutorService curatorNotifications =
+            Executors.newSingleThreadExecutor(r -> daemon(r, "hourglass-cluster-curator-notify"));
+
+    private final ContactLease lease = new ContactLease();
     private final LeaderLatch latch;
     private final int sessionTimeoutMs;
     private final Listeners listeners;
@@ -101,8 +118,10 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
                 .sessionTimeoutMs(sessionTimeoutMs)
                 .connectionTimeoutMs(Math.min(sessionTimeoutMs, 5_000))
                 .retryPolicy(new ExponentialBackoffRetry(200, 10, 2_000))
+                .runSafeService(curatorNotifications)
                 .build();
         this.latch = new LeaderLatch(client, this.root + "/leader", nodeId);
+        ownership.leaseFrom(() -> lease.held(System.nanoTime()));
     }
 
     private static Thread daemon(Runnable r, String name) {
@@ -140,6 +159,8 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
             throw new IllegalStateException("ZooKeeper is not reachable");
         }
         connected = true;
+        long renewEveryMs = Math.max(100, Math.min(1_000, sessionTimeoutMs / 4));
+        leaseRenewal.scheduleWithFixedDelay(this::renewLease, 0, renewEveryMs, TimeUnit.MILLISECONDS);
         workerIds = new WorkerIdLease(client, root + "/workers", nodeId);
         int worker = workerIds.ensureHeld();
         listeners.workerIdChanged().accept(worker);
@@ -205,6 +226,41 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
         }
     }
 
+    /**
+     * One round trip to the server on the raw ZooKeeper handle (no Curator retries: a failure is
+     * just a renewal missed); the lease counts from before the request was sent.
+     */
+    private void renewLease() {
+        try {
+            org.apache.zookeeper.ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
+            long session = zk.getSessionId();
+            long sentAt = System.nanoTime();
+            // a sync goes through the ensemble's leader, and ZooKeeper answers a session's requests
+            // in order: a follower cut off from the leader cannot answer the read that follows
+            // while the leader expires the session, as it could answer a plain read from its own
+            // copy. The read's own answer is waited for (it comes on the connection's thread); the
+            // sync's callback is not (it comes on the event thread, which may be busy)
+            zk.sync(root, (rc, path, ctx) -> {}, null);
+            zk.exists(root, false);
+            if (zk.getSessionId() == session) {
+                lease.heard(session, sentAt, zk.getSessionTimeout());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            LOG.debug("renewing the ZooKeeper lease failed: {}", e.toString());
+        }
+    }
+
+    /** The session of the ZooKeeper handle now (0 when there is none). */
+    private long currentSession() {
+        try {
+            return client.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+
     private void publishSelf() {
         try {
             if (connected && member != null) {
@@ -234,6 +290,7 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
             case RECONNECTED -> {
                 cancelGiveUp();
                 connected = true; // the PersistentNode re-registers us by itself
+                leaseRenewal.execute(this::renewLease); // not a second later
                 renewWorkerId();
                 applyAssignment();
                 rebalanceIfMaster();
@@ -306,6 +363,9 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
     /** Reads the assignment and applies this node's shards (none while disconnected or leaving). */
     private void applyAssignment() {
         try {
+            // the session before the read: if it changes during the read, the lease is not held
+            // (the lease's session is the new one) until the next read, which is the safe side
+            long session = currentSession();
             byte[] data = client.getData().forPath(root + "/assignment");
             Assignment read = JSON.readValue(data, Assignment.class);
             if (read.epoch() < assignment.epoch()) {
@@ -319,6 +379,7 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
                         LOG.info("epoch {}: {} owns {} shards", read.epoch(), nodeId, mine.size());
                         ownership.replace(mine);
                     }
+                    lease.ownershipReadIn(session); // after the replace: never vouches for the shards before it
                 }
             }
         } catch (KeeperException.NoNodeException e) {
@@ -407,6 +468,7 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
     @Override
     public void close() {
         heartbeat.shutdownNow();
+        leaseRenewal.shutdownNow();
         try {
             if (member != null) {
                 member.close();
@@ -419,6 +481,7 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
             cache.close();
         }
         client.close();
+        curatorNotifications.shutdown(); // what closing queued still runs
         events.shutdownNow();
     }
 

@@ -36,19 +36,21 @@ public final class AttemptEndings {
     /** No result within the attempt's deadline. */
     static AttemptResult timedOut(Job job, Backoff backoff, long now) {
         NextStep next = RetryPolicy.next(job.budget(), AttemptOutcome.TIMEOUT, null, backoff, now);
-        return result(job, AttemptOutcome.TIMEOUT, "no result within " + job.timeoutMs() + " ms", null, now, next);
+        return result(job, AttemptOutcome.TIMEOUT, "no result within " + job.timeoutMs() + " ms", null, now, next)
+                .forClaimRead(job.version());
     }
 
     /** Its owner node left the cluster (or restarted) before the attempt had a result. */
     static AttemptResult ownerLost(Job job, long now) {
         NextStep next = RetryPolicy.nextAfterOwnerLost(job.budget(), now, job.fireAt());
         return result(
-                job,
-                AttemptOutcome.TIMEOUT,
-                "no result: node " + job.ownerNode() + " left before the attempt ended",
-                null,
-                now,
-                next);
+                        job,
+                        AttemptOutcome.TIMEOUT,
+                        "no result: node " + job.ownerNode() + " left before the attempt ended",
+                        null,
+                        now,
+                        next)
+                .forClaimRead(job.version());
     }
 
     /** The consumer reported the attempt's result (CONSUMER ack mode, or any asynchronous report). */

@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * <p>The fence, right before the send, drops an attempt that is no longer this node's to send:
  *
  * <ul>
- *   <li>its shard moved to another node, or so little of its deadline is left that another node
+ *   <li>its shard moved to another node, or this node lost touch with the cluster (its shard lease,
+ *       {@link ShardOwnership#mayFire}: checked again after the database check), or so little of its deadline is left that another node
  *       would time it out while the receiver works on it (under a second, or half its timeout): the attempt
  *       is given back unsent ({@link AttemptStore#unclaim}), so the owner claims it again at once;
  *   <li>it waited since its claim and the database no longer has it as this node's current attempt
@@ -50,6 +51,10 @@ final class AttemptSender {
     private static final Logger LOG = LoggerFactory.getLogger(AttemptSender.class);
     /** An attempt with less than this (or half its timeout) left of its deadline is not sent. */
     private static final long DEADLINE_MARGIN_MS = 1_000;
+    /** How long past its timeout a send without an answer from its dispatcher is given up. */
+    static final long GIVE_UP_GRACE_MS = 5_000;
+    /** How long past its deadline an attempt not yet sent is warned about (once). */
+    static final long STUCK_WARNING_MS = 60_000;
 
     private final ServiceCatalog catalog;
     private final Dispatcher dispatcher;
@@ -61,7 +66,7 @@ final class AttemptSender {
     private final Consumer<AttemptResult> results;
     private final DispatchGates gates = new DispatchGates(this::admitted);
     private final SendFence fence;
-    private final Map<Long, Integer> inFlight = new ConcurrentHashMap<>();
+    private final Map<Long, PendingSend> inFlight = new ConcurrentHashMap<>();
     private final Map<Long, Waiting> waiting = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timer;
 
@@ -94,7 +99,12 @@ final class AttemptSender {
         this.fence = new SendFence(store, nodeId, clock, new SendFence.Verdicts() {
             @Override
             public void current(PendingSend send) {
-                dispatch(send);
+                if (shards.mayFire(send.job().shard())) {
+                    dispatch(send);
+                } else { // lost the shard or its lease during the check
+                    fence.giveBack(send.attempt());
+                    drop(send);
+                }
             }
 
             @Override
@@ -115,8 +125,10 @@ final class AttemptSender {
     /** A claimed attempt: sent at {@code sendAt}, never earlier. */
     void accept(Job job, long sendAt) {
         PendingSend send = new PendingSend(job, sendAt);
-        inFlight.put(job.id(), job.attempts());
-        long wait = sendAt - clock.millis();
+        long now = clock.millis();
+        send.enter(PendingSend.Stage.WAITING_FOR_FIRE_TIME, now);
+        inFlight.put(job.id(), send);
+        long wait = sendAt - now;
         if (wait <= 0) {
             toGate(send);
         } else {
@@ -150,7 +162,20 @@ final class AttemptSender {
     private void waitFor(PendingSend send, long wait) {
         Waiting w = new Waiting(send);
         waiting.put(send.job().id(), w); // before the timer can fire
-        w.future = timer.schedule(() -> whenDue(w), wait, TimeUnit.MILLISECONDS);
+        w.future = timer.schedule(
+                () -> {
+                    try {
+                        whenDue(w);
+                    } catch (RuntimeException | Error e) { // a scheduled future would keep it to itself
+                        LOG.error(
+                                "job {} attempt {}: sending at its fire time failed",
+                                send.job().id(),
+                                send.job().attempts(),
+                                e);
+                    }
+                },
+                wait,
+                TimeUnit.MILLISECONDS);
     }
 
     private void whenDue(Waiting w) {
@@ -198,8 +223,8 @@ final class AttemptSender {
 
     /** Whether this node is delivering (or about to deliver) this attempt. */
     boolean isInFlight(long jobId, int attempt) {
-        Integer mine = inFlight.get(jobId);
-        return mine != null && mine == attempt;
+        PendingSend mine = inFlight.get(jobId);
+        return mine != null && mine.job().attempts() == attempt;
     }
 
     int inFlight() {
@@ -216,6 +241,7 @@ final class AttemptSender {
      */
     private void toGate(PendingSend send) {
         Job job = send.job();
+        send.enter(PendingSend.Stage.AT_GATE, clock.millis());
         try {
             send.service(catalog.find(job.app(), job.service()));
         } catch (RuntimeException e) {
@@ -232,11 +258,15 @@ final class AttemptSender {
         long now = clock.millis();
         Job job = send.job();
         long margin = Math.min(job.timeoutMs() / 2, DEADLINE_MARGIN_MS);
-        if (!shards.owns(job.shard()) || now > send.deadline() - margin) {
-            LOG.debug("job {} attempt {}: shard moved or deadline near, given back unsent", job.id(), job.attempts());
+        if (!shards.mayFire(job.shard()) || now > send.deadline() - margin) {
+            LOG.debug(
+                    "job {} attempt {}: shard moved, its lease lapsed or deadline near: given back unsent",
+                    job.id(),
+                    job.attempts());
             fence.giveBack(send.attempt());
             drop(send);
         } else if (send.hasWaited()) {
+            send.enter(PendingSend.Stage.AT_FENCE, now);
             fence.check(send);
         } else {
             dispatch(send);
@@ -248,6 +278,15 @@ final class AttemptSender {
         Job job = send.job();
         Optional<ServiceDefinition> service = send.service();
         long firedAt = clock.millis();
+        CompletableFuture<DeliveryResult> outcome = new CompletableFuture<>();
+        send.sending(outcome, firedAt);
+        outcome.whenComplete((result, error) -> {
+            try {
+                ended(send, service, firedAt, error != null ? DeliveryResult.error(error.toString()) : result);
+            } catch (RuntimeException | Error e) { // a future would keep it to itself
+                LOG.error("job {} attempt {}: ending the attempt failed", job.id(), job.attempts(), e);
+            }
+        });
         CompletionStage<DeliveryResult> stage;
         try {
             listener.fired(job, firedAt);
@@ -258,23 +297,80 @@ final class AttemptSender {
         } catch (RuntimeException e) {
             stage = CompletableFuture.completedFuture(DeliveryResult.error(e.toString()));
         }
-        stage.whenComplete((result, error) -> {
-            DeliveryResult r = error != null ? DeliveryResult.error(error.toString()) : result;
-            gates.release(job.serviceKey());
-            if (r.outcome() == AttemptOutcome.SUCCESS
-                    && service.isPresent()
-                    && service.get().ackMode() == AckMode.CONSUMER) {
+        stage.whenComplete(
+                (result, error) -> outcome.complete(error != null ? DeliveryResult.error(error.toString()) : result));
+    }
+
+    /** The dispatcher answered, or the sender gave up waiting for it: frees the slot, ends the attempt. */
+    private void ended(PendingSend send, Optional<ServiceDefinition> service, long firedAt, DeliveryResult r) {
+        Job job = send.job();
+        AttemptResult result = r.outcome() == AttemptOutcome.SUCCESS
+                        && service.isPresent()
+                        && service.get().ackMode() == AckMode.CONSUMER
                 // delivered: stays RUNNING until the consumer reports, or its timeout
-                end(send, AttemptResult.sentOnly(job.id(), job.attempts(), firedAt, job.shard(), job.serviceKey()));
-            } else {
-                end(send, AttemptEndings.delivered(job, service, r, firedAt, clock.millis()));
+                ? AttemptResult.sentOnly(job.id(), job.attempts(), firedAt, job.shard(), job.serviceKey())
+                : AttemptEndings.delivered(job, service, r, firedAt, clock.millis());
+        try {
+            gates.release(job.serviceKey()); // may admit and send the next attempt on this thread
+        } finally {
+            end(send, result);
+        }
+    }
+
+    /**
+     * Run once a second. Every dispatcher bounds its own wait by the job's timeout; should one not
+     * answer anyway (a defect of ours or of a client library), the attempt would stay in flight
+     * for ever — and the timeout sweep leaves an attempt in flight here to its sender — so its job
+     * would never fire again. Such a send is ended as a TIMEOUT {@value #GIVE_UP_GRACE_MS} ms after
+     * its timeout, with a warning; a late answer changes nothing then. An attempt still not sent
+     * {@value #STUCK_WARNING_MS} ms after its deadline is only warned about: each stage before the
+     * send ends by itself (the timer, the gate behind sends that end, the fence's bounded reads).
+     */
+    void giveUpOnSilentSends() {
+        long now = clock.millis();
+        for (PendingSend send : inFlight.values()) {
+            Job job = send.job();
+            if (send.stage() == PendingSend.Stage.SENDING) {
+                long silentFor = now - send.stageSince();
+                if (silentFor >= job.timeoutMs() + GIVE_UP_GRACE_MS
+                        && send.outcome()
+                                .complete(new DeliveryResult(
+                                        AttemptOutcome.TIMEOUT,
+                                        null,
+                                        "no answer from the "
+                                                + send.service()
+                                                        .map(s -> s.protocol().name())
+                                                        .orElse("")
+                                                + " dispatcher " + silentFor + " ms after the send: given up"))) {
+                    LOG.warn(
+                            "job {} attempt {}: its dispatcher gave no result {} ms after the send (timeout {} ms);"
+                                    + " ended as a TIMEOUT",
+                            job.id(),
+                            job.attempts(),
+                            silentFor,
+                            job.timeoutMs());
+                }
+            } else if (now > send.deadline() + STUCK_WARNING_MS && send.warnStuckOnce()) {
+                LOG.warn(
+                        "job {} attempt {}: not sent {} ms after its deadline, {} for {} ms",
+                        job.id(),
+                        job.attempts(),
+                        now - send.deadline(),
+                        send.stage(),
+                        now - send.stageSince());
             }
-        });
+        }
     }
 
     private void end(PendingSend send, AttemptResult result) {
-        release(send);
-        results.accept(result);
+        // queued before the in-flight mark goes: a timeout sweep that finds the attempt no longer in
+        // flight queues its TIMEOUT behind this result, and the writer applies the first result of
+        // an attempt only
+        try {
+            results.accept(result);
+        } finally {
+            release(send);
+        }
     }
 
     /** Not sent after all: frees its slots; nothing is written here. */
@@ -284,7 +380,7 @@ final class AttemptSender {
     }
 
     private void release(PendingSend send) {
-        inFlight.remove(send.job().id(), send.job().attempts());
+        inFlight.remove(send.job().id(), send); // not a later claim of the same job
         claimSlotFreed.accept(send.job().serviceKey());
     }
 }

@@ -48,6 +48,10 @@ import org.slf4j.LoggerFactory;
 public final class FiringEngine {
     private static final Logger LOG = LoggerFactory.getLogger(FiringEngine.class);
     private static final long MAX_WAIT_MS = 250;
+    /** How often the firing loop looks again for the shard lease while it is not held. */
+    private static final long LEASE_WAIT_MS = 20;
+    /** When the firing loop saw the shard lease lapse (nanoTime; 0: held). Its thread only. */
+    private long leaseLapsedAt;
     /** How long a graceful stop lets the result writer retry a database that refuses its writes. */
     private static final long WRITER_STOP_MS = 10_000;
     /**
@@ -182,6 +186,8 @@ public final class FiringEngine {
                 settings.timeoutSweepIntervalMs(),
                 TimeUnit.MILLISECONDS);
         housekeeping.scheduleWithFixedDelay(quietly("service refresh", catalog::refresh), 5, 5, TimeUnit.SECONDS);
+        sendTimer.scheduleWithFixedDelay(
+                quietly("giving up on silent sends", sender::giveUpOnSilentSends), 1, 1, TimeUnit.SECONDS);
         firingThread = named("hourglass-firing").newThread(this::fireLoop);
         firingThread.start();
     }
@@ -316,6 +322,22 @@ public final class FiringEngine {
                     awaitWake(Math.min(next - horizon, MAX_WAIT_MS));
                     continue;
                 }
+                if (!shards.leaseHeld()) { // out of touch with the cluster: claim nothing until back
+                    if (leaseLapsedAt == 0 && !shards.current().isEmpty()) {
+                        leaseLapsedAt = System.nanoTime();
+                        LOG.warn("shard lease lapsed (no answer from ZooKeeper): claiming and sending nothing");
+                    }
+                    awaitWake(LEASE_WAIT_MS);
+                    continue;
+                }
+                if (leaseLapsedAt != 0) { // what the sender gave back meanwhile is in the database only
+                    LOG.info("shard lease held again after {} ms", (System.nanoTime() - leaseLapsedAt) / 1_000_000);
+                    leaseLapsedAt = 0;
+                    ScheduledExecutorService h = housekeeping;
+                    if (h != null) {
+                        h.execute(quietly("re-read after the lease came back", loader::catchUp));
+                    }
+                }
                 claimSlots.acquire();
                 boolean handedOver = false;
                 try {
@@ -363,6 +385,13 @@ public final class FiringEngine {
     }
 
     private void claimAndFire(List<IndexEntry> ready) {
+        if (!shards.leaseHeld()) { // lapsed since the firing loop looked (a freeze, a slow slot)
+            for (IndexEntry entry : ready) {
+                capacity.release(entry.serviceKey());
+                loader.offer(entry);
+            }
+            return;
+        }
         List<Long> ids = new ArrayList<>(ready.size());
         ready.forEach(e -> ids.add(e.jobId()));
         long now = clock.millis();

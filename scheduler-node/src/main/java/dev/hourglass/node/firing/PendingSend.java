@@ -1,8 +1,10 @@
 package dev.hourglass.node.firing;
 
 import dev.hourglass.node.catalog.ServiceDefinition;
+import dev.hourglass.node.dispatch.DeliveryResult;
 import dev.hourglass.node.job.Job;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A claimed attempt on its way out: the claimed job (its {@code attempts} is this attempt's number,
@@ -11,10 +13,23 @@ import java.util.Optional;
  * against the database before it is sent, because a cancel or another node may have changed it.
  */
 final class PendingSend {
+    /** Where the attempt is on its way out; said in the warning about one that stays too long. */
+    enum Stage {
+        WAITING_FOR_FIRE_TIME,
+        AT_GATE,
+        AT_FENCE,
+        SENDING
+    }
+
     private final Job job;
     private final long sendAt;
     private volatile boolean waited;
     private volatile Optional<ServiceDefinition> service = Optional.empty();
+    private volatile Stage stage = Stage.WAITING_FOR_FIRE_TIME;
+    private volatile long stageSince;
+    private volatile boolean warnedStuck;
+    /** Set when sent: completed by the dispatcher's answer, or by the sender giving up on it. */
+    private volatile CompletableFuture<DeliveryResult> outcome;
 
     PendingSend(Job job, long sendAt) {
         this.job = job;
@@ -47,6 +62,38 @@ final class PendingSend {
 
     void service(Optional<ServiceDefinition> service) {
         this.service = service;
+    }
+
+    Stage stage() {
+        return stage;
+    }
+
+    long stageSince() {
+        return stageSince;
+    }
+
+    void enter(Stage stage, long now) {
+        this.stageSince = now;
+        this.stage = stage;
+    }
+
+    /** Sent now: {@code outcome} ends the attempt, whoever completes it first. */
+    void sending(CompletableFuture<DeliveryResult> outcome, long now) {
+        this.outcome = outcome;
+        enter(Stage.SENDING, now);
+    }
+
+    CompletableFuture<DeliveryResult> outcome() {
+        return outcome;
+    }
+
+    /** True the first time only: one warning per stuck attempt. */
+    boolean warnStuckOnce() {
+        if (warnedStuck) {
+            return false;
+        }
+        warnedStuck = true;
+        return true;
     }
 
     AttemptStore.ClaimedAttempt attempt() {

@@ -83,6 +83,9 @@ final class TimeoutSweep implements Runnable {
 
     @Override
     public void run() {
+        if (!shards.leaseHeld()) {
+            return; // out of touch with the cluster: these shards may be another node's by now
+        }
         long now = clock.millis();
         Set<String> live = null;
         if (now <= watchOrphansUntil) {
@@ -91,7 +94,7 @@ final class TimeoutSweep implements Runnable {
         }
         AttemptStore.Orphans orphans = live == null ? null : new AttemptStore.Orphans(live, nodeId, startedAt);
         long afterId = Long.MIN_VALUE;
-        for (int page = 0; page < MAX_PAGES_PER_RUN; page++) {
+        for (int page = 0; page < MAX_PAGES_PER_RUN && shards.leaseHeld(); page++) {
             List<Job> stale = store.findStale(shards.current(), now, orphans, afterId, limit);
             for (Job job : stale) {
                 end(job, now, live);

@@ -2,6 +2,7 @@ package dev.hourglass.node.manage;
 
 import dev.hourglass.node.job.Job;
 import dev.hourglass.node.job.JobRepository.Inserted;
+import dev.hourglass.node.job.StoreContendedException;
 import dev.hourglass.node.job.StoreUnavailableException;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,6 +32,13 @@ import org.slf4j.LoggerFactory;
  *       database is unavailable, every caller of the group gets that error; any other failure (one
  *       job's row refused) is retried job by job, so that only the callers whose own job fails get
  *       an error.
+ *   <li>A group that timed out on a lock or lost a deadlock ({@link StoreContendedException}) is
+ *       written again in two parts: the jobs without a bizKey together (no other transaction can
+ *       hold their rows, so if they time out too the server itself is stalled and the whole group
+ *       fails), then each job with a bizKey alone, for at most {@link #CONTENDED_BUDGET_MS}, so a
+ *       stalled server cannot hold a writer for a statement timeout per job.
+ *   <li>Retrying job by job stops at a database that turns out unreachable: the rest of the group
+ *       gets that error at once.
  * </ul>
  *
  * Thread-safe. {@link #close()} writes what is queued, then stops; a submit after that is written
@@ -38,6 +46,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class GroupCommit implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GroupCommit.class);
+    /** How long the single writes after a contended group may take before the rest fail. */
+    static final long CONTENDED_BUDGET_MS = 30_000;
+
+    private final long contendedBudgetMs;
 
     /**
      * @param writers threads writing groups; more than one lets a group be built and sent while
@@ -65,6 +77,12 @@ public final class GroupCommit implements AutoCloseable {
      *     order ({@code JobRepository.insertAll})
      */
     public GroupCommit(Function<List<Job>, List<Inserted>> store, Settings settings) {
+        this(store, settings, CONTENDED_BUDGET_MS);
+    }
+
+    /** @param contendedBudgetMs see {@link #CONTENDED_BUDGET_MS} (tests shorten it) */
+    GroupCommit(Function<List<Job>, List<Inserted>> store, Settings settings, long contendedBudgetMs) {
+        this.contendedBudgetMs = contendedBudgetMs;
         this.store = store;
         this.maxGroup = settings.maxGroup();
         // bounded: callers beyond it wait for room (each caller holds one request thread anyway)
@@ -140,11 +158,19 @@ public final class GroupCommit implements AutoCloseable {
 
     private void write(List<Pending> group) {
         try {
-            List<Inserted> answers =
-                    store.apply(group.stream().map(Pending::job).toList());
-            for (int i = 0; i < group.size(); i++) {
-                group.get(i).answer().complete(answers.get(i));
+            answer(group, store.apply(group.stream().map(Pending::job).toList()));
+        } catch (StoreContendedException e) {
+            if (group.size() == 1) {
+                group.get(0).answer().completeExceptionally(e);
+                return;
             }
+            // usually one bizKey another transaction holds (a node frozen mid-commit): alone, only
+            // that job waits again and fails; the database is up, so the others go through
+            LOG.warn(
+                    "a group of {} submits timed out on a lock ({}); writing it again in parts",
+                    group.size(),
+                    e.getMessage());
+            writeAfterContention(group);
         } catch (StoreUnavailableException e) {
             group.forEach(p -> p.answer().completeExceptionally(e));
         } catch (RuntimeException e) {
@@ -154,8 +180,56 @@ public final class GroupCommit implements AutoCloseable {
             }
             // nothing of the group was written; alone, only the jobs at fault fail
             LOG.debug("a group of {} submits failed ({}); writing them one by one", group.size(), e.toString());
-            for (Pending p : group) {
-                write(List.of(p));
+            writeOneByOne(group, Long.MAX_VALUE);
+        }
+    }
+
+    private static void answer(List<Pending> group, List<Inserted> answers) {
+        for (int i = 0; i < group.size(); i++) {
+            group.get(i).answer().complete(answers.get(i));
+        }
+    }
+
+    private void writeAfterContention(List<Pending> group) {
+        List<Pending> unkeyed =
+                group.stream().filter(p -> p.job().bizKey() == null).toList();
+        List<Pending> keyed =
+                group.stream().filter(p -> p.job().bizKey() != null).toList();
+        if (!unkeyed.isEmpty()) {
+            try {
+                answer(unkeyed, store.apply(unkeyed.stream().map(Pending::job).toList()));
+            } catch (StoreUnavailableException e) { // contended as well: the server itself is stalled
+                group.forEach(p -> p.answer().completeExceptionally(e));
+                return;
+            } catch (RuntimeException e) {
+                writeOneByOne(unkeyed, Long.MAX_VALUE);
+            }
+        }
+        writeOneByOne(keyed, contendedBudgetMs);
+    }
+
+    /**
+     * Each alone; once the database turns out unreachable, or {@code budgetMs} is spent when a write
+     * is contended, the rest fail at once with that error.
+     */
+    private void writeOneByOne(List<Pending> jobs, long budgetMs) {
+        long started = System.nanoTime();
+        for (int i = 0; i < jobs.size(); i++) {
+            Pending p = jobs.get(i);
+            try {
+                p.answer().complete(store.apply(List.of(p.job())).get(0));
+            } catch (StoreContendedException e) {
+                p.answer().completeExceptionally(e);
+                if (TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) >= budgetMs) {
+                    jobs.subList(i + 1, jobs.size())
+                            .forEach(rest -> rest.answer().completeExceptionally(e));
+                    return;
+                }
+            } catch (StoreUnavailableException e) {
+                jobs.subList(i, jobs.size()).forEach(rest -> rest.answer().completeExceptionally(e));
+                return;
+            } catch (RuntimeException e) {
+                p.answer().completeExceptionally(e);
             }
         }
     }

@@ -13,11 +13,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
@@ -36,6 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
 class StandaloneCrashIT {
     static final int SUBMIT_ROUNDS = 10;
     static final int JOBS_PER_SUBMIT_ROUND = 300;
+    static final int SUBMIT_CLIENTS = 4;
     static final int CLAIM_ROUNDS = 5;
     static final int JOBS_PER_CLAIM_ROUND = 10;
 
@@ -117,14 +122,8 @@ class StandaloneCrashIT {
         long started = System.currentTimeMillis();
         for (int round = 1; round <= SUBMIT_ROUNDS; round++) {
             ApiClient client = onCurrentNode(app);
-            List<String> acknowledged = new ArrayList<>();
             long roundStart = System.nanoTime();
-            for (int i = 0; i < JOBS_PER_SUBMIT_ROUND; i++) {
-                ApiClient.Answer a = client.post(
-                        "/api/v1/jobs", "{\"service\":\"later\",\"delayMs\":3600000,\"payload\":{\"i\":" + i + "}}");
-                assertThat(a.status()).as(a.text()).isEqualTo(201);
-                acknowledged.add(a.json().get("id").asText());
-            }
+            List<String> acknowledged = submittedConcurrently(client);
             long submitMs = (System.nanoTime() - roundStart) / 1_000_000;
             restartAfterKill9();
             ApiClient after = onCurrentNode(app);
@@ -135,8 +134,9 @@ class StandaloneCrashIT {
                 }
             }
             System.out.printf(
-                    "STANDALONE-CRASH submit round %d: %d single submits in %d ms, kill -9 at once, %d missing after restart%n",
-                    round, JOBS_PER_SUBMIT_ROUND, submitMs, missing.size());
+                    "STANDALONE-CRASH submit round %d: %d single submits from %d clients in %d ms, kill -9 at once, %d missing"
+                            + " after restart%n",
+                    round, JOBS_PER_SUBMIT_ROUND, SUBMIT_CLIENTS, submitMs, missing.size());
             for (String id : missing) {
                 lost.add("round " + round + " job " + id + " (log " + node.log() + ")");
             }
@@ -147,6 +147,38 @@ class StandaloneCrashIT {
                 .as(lost.size() + " of " + SUBMIT_ROUNDS * JOBS_PER_SUBMIT_ROUND
                         + " acknowledged jobs lost by kill -9 of the standalone node (SPEC §2.1)")
                 .isEmpty();
+    }
+
+    /**
+     * The round's single submits from {@code SUBMIT_CLIENTS} clients at once, as a service's
+     * request threads send them: concurrent submits are committed in groups, and every job of a
+     * group is acknowledged by the one commit. The ids acknowledged, in the order of their answers.
+     */
+    private static List<String> submittedConcurrently(ApiClient client) throws Exception {
+        List<String> acknowledged = Collections.synchronizedList(new ArrayList<>());
+        ExecutorService clients = Executors.newFixedThreadPool(SUBMIT_CLIENTS);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int c = 0; c < SUBMIT_CLIENTS; c++) {
+                int first = c;
+                done.add(clients.submit(() -> {
+                    for (int i = first; i < JOBS_PER_SUBMIT_ROUND; i += SUBMIT_CLIENTS) {
+                        ApiClient.Answer a = client.post(
+                                "/api/v1/jobs",
+                                "{\"service\":\"later\",\"delayMs\":3600000,\"payload\":{\"i\":" + i + "}}");
+                        assertThat(a.status()).as(a.text()).isEqualTo(201);
+                        acknowledged.add(a.json().get("id").asText());
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            clients.shutdownNow();
+        }
+        return acknowledged;
     }
 
     /**

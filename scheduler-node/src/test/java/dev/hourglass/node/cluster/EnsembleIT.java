@@ -10,6 +10,7 @@ import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.CallbackReceiver;
 import dev.hourglass.node.testing.EmbeddedMariaDb;
 import dev.hourglass.node.testing.TestNodes;
+import dev.hourglass.node.testing.ZooKeeperEnsembles;
 import dev.hourglass.node.testing.ZooKeeperLeftovers;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,30 +20,10 @@ import org.junit.jupiter.api.Test;
 
 /** Nodes on a three-server ZooKeeper ensemble keep firing when one server dies. */
 class EnsembleIT {
-    /**
-     * Curator's TestingCluster picks each server's ports at random and now and then gives one
-     * server the same client and election port ("Client and election port must be different"):
-     * a fresh ensemble, with fresh ports, is tried again (at most three times).
-     */
-    private static TestingCluster startedEnsemble() throws Exception {
-        for (int attempt = 1; ; attempt++) {
-            TestingCluster ensemble = new TestingCluster(3);
-            try {
-                ensemble.start();
-                return ensemble;
-            } catch (org.apache.curator.test.FailedServerStartException e) {
-                ensemble.close();
-                if (attempt == 3) {
-                    throw e;
-                }
-            }
-        }
-    }
-
     @Test
     void theClusterKeepsFiringWithOneZooKeeperServerOfThreeDown() throws Exception {
         List<HourglassNode> nodes = new ArrayList<>();
-        try (TestingCluster ensemble = startedEnsemble();
+        try (TestingCluster ensemble = ZooKeeperEnsembles.started(3);
                 CallbackReceiver receiver = new CallbackReceiver()) {
             String jdbcUrl = EmbeddedMariaDb.newDatabase();
             for (int i = 0; i < 2; i++) {

@@ -319,7 +319,8 @@ class FailoverIT {
         return missing.size() + " jobs never delivered; states of the first 50: " + states + "; survivor "
                 + survivor.nodeId() + " owns " + survivorShards + " shards, epoch " + cluster.get("epoch")
                 + ", master " + cluster.get("master") + detail + "\ncluster: " + cluster + "\nsurvivor log: "
-                + survivor.log();
+                + survivor.log() + ", its threads: " + survivor.dumpThreads() + "\nits last warnings:\n"
+                + survivor.warnings(30);
     }
 
     private static boolean balanced(JsonNode cluster) {

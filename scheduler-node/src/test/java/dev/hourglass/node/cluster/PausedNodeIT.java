@@ -98,7 +98,8 @@ class PausedNodeIT {
         assertThat(jobs).hasSize(1_000);
         assertThat(System.currentTimeMillis())
                 .as("b is frozen before its jobs are due (a node frozen inside a claim transaction keeps"
-                        + " its row locks until its connection dies: a known limit, not this test's subject)")
+                        + " its row locks for 20 s, until MariaDB ends the idle transaction: IdleTransactionIT's"
+                        + " subject, not this test's)")
                 .isLessThan(first - 1_000);
         await().atMost(Duration.ofSeconds(10)).until(() -> System.currentTimeMillis() >= first - 1_000);
         b.pause(); // frozen with its jobs in memory, before they are due
@@ -130,6 +131,15 @@ class PausedNodeIT {
             Integer newer = highestSoFar.merge(r.jobId(), r.attempt(), Math::max);
             if (newer > r.attempt()) {
                 superseded++; // sent after a newer attempt of its job had gone out
+                System.out.printf(
+                        "SUPERSEDED: job %s attempt %d arrived at %d (b frozen %d..%d); received %s; executions %s%n",
+                        r.jobId(),
+                        r.attempt(),
+                        r.at(),
+                        frozenAt,
+                        thawedAt,
+                        receiver.receivedFor(r.jobId()),
+                        admin.get("/api/v1/jobs/" + r.jobId() + "/executions").json());
             }
         }
         long redelivered =

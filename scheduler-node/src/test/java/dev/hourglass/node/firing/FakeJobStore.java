@@ -26,6 +26,12 @@ final class FakeJobStore implements AttemptStore {
     final AtomicInteger fenceChecks = new AtomicInteger();
     /** How many reads of due jobs (loader, catch-up) covered each shard. */
     final Map<Integer, AtomicInteger> reads = new ConcurrentHashMap<>();
+    /** Runs inside every claim, after the rows are claimed (e.g. a freeze of the node mid-claim). */
+    volatile Runnable duringClaim = () -> {};
+    /** Runs inside every send-fence check, before it reads (e.g. the node losing touch meanwhile). */
+    volatile Runnable duringFenceCheck = () -> {};
+
+    final AtomicInteger claims = new AtomicInteger();
     /** Results of these jobs are refused as bad data (a poison row). */
     final java.util.Set<Long> poison = ConcurrentHashMap.newKeySet();
 
@@ -100,6 +106,7 @@ final class FakeJobStore implements AttemptStore {
 
     @Override
     public synchronized Claim claim(Collection<Long> ids, String node, long now, long horizon) {
+        claims.incrementAndGet();
         List<Job> claimed = new ArrayList<>();
         for (long id : ids) {
             Job j = jobs.get(id);
@@ -117,6 +124,7 @@ final class FakeJobStore implements AttemptStore {
                 claimed.add(running);
             }
         }
+        duringClaim.run();
         return new Claim(claimed, List.of());
     }
 
@@ -201,6 +209,7 @@ final class FakeJobStore implements AttemptStore {
     @Override
     public Map<Long, Integer> runningAttempts(Collection<Long> ids, String node) {
         fenceChecks.incrementAndGet();
+        duringFenceCheck.run();
         Map<Long, Integer> out = new HashMap<>();
         for (long id : ids) {
             Job j = jobs.get(id);

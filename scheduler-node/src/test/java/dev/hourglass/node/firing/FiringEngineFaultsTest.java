@@ -108,4 +108,57 @@ class FiringEngineFaultsTest {
             engine.stop(1_000);
         }
     }
+
+    /**
+     * A dispatcher that never answers (a defect of a client library, say) must not hold its job
+     * for ever: an attempt in flight is left to its sender by the timeout sweep, so the sender
+     * itself gives up on it after the timeout and a grace, and the job is retried.
+     */
+    @Test
+    void aSendWhoseDispatcherNeverAnswersEndsAsATimeoutAndTheJobIsRetried() {
+        FakeJobStore store = new FakeJobStore();
+        long now = System.currentTimeMillis();
+        store.jobs.put(1L, FakeJobStore.job(1, JobState.DELAYED, now, now, 0, 5, null, 200, 0));
+        List<CompletableFuture<DeliveryResult>> unanswered = new CopyOnWriteArrayList<>();
+        FiringEngine engine = new FiringEngine(
+                new FiringEngine.Ports(
+                        store,
+                        new ServiceCatalog(new FixedServices(SERVICE)),
+                        delivery -> {
+                            if (delivery.attempt() == 1) {
+                                CompletableFuture<DeliveryResult> never = new CompletableFuture<>();
+                                unanswered.add(never);
+                                return never;
+                            }
+                            return CompletableFuture.completedFuture(DeliveryResult.success(null));
+                        },
+                        FiringListener.NONE),
+                new ShardOwnership(List.of(0)),
+                ClusterContext.alone("n1"),
+                Clock.systemUTC(),
+                new EngineSettings(60_000, 50, 100, 100, 1_000, 10, 1, 10, 0));
+        engine.start();
+        try {
+            await().atMost(Duration.ofSeconds(15))
+                    .until(() -> store.jobs.get(1L).state() == JobState.FINISHED);
+            long endedAfter = System.currentTimeMillis() - now;
+            assertThat(unanswered).hasSize(1);
+            assertThat(store.results)
+                    .extracting(AttemptResult::outcome)
+                    .containsExactly(AttemptOutcome.TIMEOUT, AttemptOutcome.SUCCESS);
+            assertThat(store.results.get(0).message())
+                    .as("ended by the sender, not by the sweep (which leaves an attempt in flight alone)")
+                    .contains("no answer from the HTTP dispatcher");
+            assertThat(endedAfter)
+                    .as("not before the timeout (200 ms) and the grace")
+                    .isGreaterThanOrEqualTo(200 + AttemptSender.GIVE_UP_GRACE_MS);
+            assertThat(engine.inFlight()).isZero();
+
+            unanswered.get(0).complete(DeliveryResult.success(null)); // the late answer changes nothing
+            assertThat(store.results).hasSize(2);
+            assertThat(engine.inFlight()).isZero();
+        } finally {
+            engine.stop(1_000);
+        }
+    }
 }

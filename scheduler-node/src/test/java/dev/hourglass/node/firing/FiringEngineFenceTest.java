@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import dev.hourglass.api.JobState;
 import dev.hourglass.node.catalog.ServiceCatalog;
 import dev.hourglass.node.catalog.ServiceDefinition;
-import dev.hourglass.node.catalog.ServiceRepository;
 import dev.hourglass.node.dispatch.Delivery;
 import dev.hourglass.node.dispatch.DeliveryResult;
 import dev.hourglass.node.dispatch.Dispatcher;
@@ -17,7 +16,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,13 +30,21 @@ import org.junit.jupiter.api.Test;
  * attempt that waited since its claim is not sent when another actor canceled it or took it over
  * meanwhile, nor when this node lost its shard (then it is given back unsent); a result the store
  * refuses is set aside without holding back the others; an attempt that never reached its receiver
- * does not use up the job's budget.
+ * does not use up the job's budget. A node out of touch with the cluster (its shard lease lapsed,
+ * as it has on waking from a freeze) claims nothing and sends nothing it claimed.
  */
 class FiringEngineFenceTest {
     static final long LEAD_MS = 500; // the window in which a test acts on a claimed, unsent attempt
 
     final FakeJobStore store = new FakeJobStore();
     final ShardOwnership shards = new ShardOwnership(List.of(0));
+    /** The node's lease on its shards (in a cluster: recent contact with ZooKeeper). */
+    final java.util.concurrent.atomic.AtomicBoolean lease = new java.util.concurrent.atomic.AtomicBoolean(true);
+
+    {
+        shards.leaseFrom(lease::get);
+    }
+
     final List<Delivery> delivered = new CopyOnWriteArrayList<>();
     final AtomicInteger quarantined = new AtomicInteger();
     FiringEngine engine;
@@ -58,27 +64,6 @@ class FiringEngineFenceTest {
             ServiceDefinition service,
             Function<Delivery, CompletableFuture<DeliveryResult>> receiver,
             EngineSettings settings) {
-        ServiceRepository services = new ServiceRepository() {
-            @Override
-            public ServiceDefinition put(ServiceDefinition s) {
-                return s;
-            }
-
-            @Override
-            public Optional<ServiceDefinition> find(String app, String name) {
-                return Optional.of(service);
-            }
-
-            @Override
-            public List<ServiceDefinition> list(String app) {
-                return List.of(service);
-            }
-
-            @Override
-            public boolean deleteIfIdle(String app, String name) {
-                return false;
-            }
-        };
         Dispatcher dispatcher = delivery -> {
             delivered.add(delivery);
             return receiver.apply(delivery);
@@ -90,7 +75,7 @@ class FiringEngineFenceTest {
             }
         };
         engine = new FiringEngine(
-                new FiringEngine.Ports(store, new ServiceCatalog(services), dispatcher, listener),
+                new FiringEngine.Ports(store, new ServiceCatalog(new FixedServices(service)), dispatcher, listener),
                 shards,
                 new ClusterContext("n1", () -> Set.of("n1", "n2"), limit -> limit), // n2: another live node
                 Clock.systemUTC(),
@@ -128,6 +113,15 @@ class FiringEngineFenceTest {
         return j == null ? null : j.state();
     }
 
+    /** Job 1 due at {@code fireAt} on shard 0, the engine started, and job 1 claimed ahead. */
+    private void startWithJob1ClaimedAhead(long fireAt) {
+        store.add(1, fireAt, 0);
+        start(service(10), FiringEngineFenceTest::ok);
+        await().atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(5))
+                .until(() -> state(1) == JobState.RUNNING);
+    }
+
     private void awaitPast(long time) {
         await().atMost(Duration.ofSeconds(10)).until(() -> System.currentTimeMillis() > time);
     }
@@ -135,11 +129,7 @@ class FiringEngineFenceTest {
     @Test
     void anAttemptClaimedAheadAndThenCanceledElsewhereIsNotSent() {
         long fireAt = System.currentTimeMillis() + 800;
-        store.add(1, fireAt, 0);
-        start(service(10), FiringEngineFenceTest::ok);
-        await().atMost(Duration.ofSeconds(5))
-                .pollInterval(Duration.ofMillis(5))
-                .until(() -> state(1) == JobState.RUNNING);
+        startWithJob1ClaimedAhead(fireAt);
         assertThat(System.currentTimeMillis())
                 .as("claimed ahead, before its fire time")
                 .isLessThan(fireAt);
@@ -153,11 +143,7 @@ class FiringEngineFenceTest {
     @Test
     void anAttemptWhoseShardMovedBeforeItsFireTimeIsGivenBackUnsent() {
         long fireAt = System.currentTimeMillis() + 800;
-        store.add(1, fireAt, 0);
-        start(service(10), FiringEngineFenceTest::ok);
-        await().atMost(Duration.ofSeconds(5))
-                .pollInterval(Duration.ofMillis(5))
-                .until(() -> state(1) == JobState.RUNNING);
+        startWithJob1ClaimedAhead(fireAt);
         shards.replace(List.of()); // the master gave shard 0 to another node
         await().atMost(Duration.ofSeconds(5)).until(() -> !store.givenBack.isEmpty());
         assertThat(System.currentTimeMillis())
@@ -170,6 +156,56 @@ class FiringEngineFenceTest {
         assertThat(back.state()).isEqualTo(JobState.DELAYED);
         assertThat(back.attempts()).as("the unsent attempt is taken back").isZero();
         assertThat(engine.inFlight()).isZero();
+    }
+
+    @Test
+    void aNodeWhoseLeaseLapsedClaimsNothingUntilItHoldsItAgain() {
+        lease.set(false);
+        store.add(1, System.currentTimeMillis(), 0);
+        start(service(10), FiringEngineFenceTest::ok);
+        awaitPast(System.currentTimeMillis() + 500);
+        assertThat(store.claims).as("not claimed without the lease").hasValue(0);
+        assertThat(delivered).isEmpty();
+        lease.set(true);
+        await().atMost(Duration.ofSeconds(5)).until(() -> delivered.size() == 1);
+    }
+
+    @Test
+    void anAttemptClaimedAheadIsGivenBackUnsentWhenTheLeaseLapsesBeforeItsFireTime() {
+        long fireAt = System.currentTimeMillis() + 800;
+        startWithJob1ClaimedAhead(fireAt);
+        lease.set(false); // frozen past its session: it still owns shard 0 as far as it knows
+        awaitPast(fireAt + 300);
+        assertThat(delivered).isEmpty();
+        assertThat(store.givenBack).containsExactly(new AttemptStore.ClaimedAttempt(1, 1));
+        assertThat(engine.inFlight()).isZero();
+    }
+
+    @Test
+    void anAttemptTheDatabaseCheckFindsCurrentIsGivenBackIfTheLeaseLapsedDuringTheCheck() {
+        long fireAt = System.currentTimeMillis() + 800;
+        store.add(1, fireAt, 0);
+        store.duringFenceCheck = () -> lease.set(false);
+        start(service(10), FiringEngineFenceTest::ok);
+        await().atMost(Duration.ofSeconds(5)).until(() -> !store.givenBack.isEmpty());
+        awaitPast(fireAt + 300);
+        assertThat(store.fenceChecks.get()).as("it reached the database check").isPositive();
+        assertThat(delivered).isEmpty();
+        assertThat(store.givenBack).containsExactly(new AttemptStore.ClaimedAttempt(1, 1));
+    }
+
+    @Test
+    void anOverdueAttemptIsNotSentStraightFromAClaimDuringWhichTheLeaseLapsed() {
+        // the straight path skips the database fence (the claim was the check): a freeze inside the
+        // claim is caught by the lease, which the frozen time has run out
+        store.duringClaim = () -> lease.set(false);
+        store.add(1, System.currentTimeMillis() - 10, 0);
+        start(service(10), FiringEngineFenceTest::ok);
+        await().atMost(Duration.ofSeconds(5)).until(() -> !store.givenBack.isEmpty());
+        awaitPast(System.currentTimeMillis() + 300);
+        assertThat(delivered).isEmpty();
+        assertThat(store.givenBack).containsExactly(new AttemptStore.ClaimedAttempt(1, 1));
+        assertThat(state(1)).isEqualTo(JobState.DELAYED);
     }
 
     @Test

@@ -1,12 +1,14 @@
 package dev.hourglass.node.manage;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.hourglass.api.JobState;
 import dev.hourglass.node.job.Job;
 import dev.hourglass.node.job.JobRepository;
 import dev.hourglass.node.job.JobRepository.Inserted;
+import dev.hourglass.node.job.StoreContendedException;
 import dev.hourglass.node.store.mybatis.Database;
 import dev.hourglass.node.store.mybatis.MyBatisJobRepository;
 import dev.hourglass.node.store.mybatis.SqlFailures;
@@ -56,9 +58,13 @@ class GroupCommitIT {
     @BeforeEach
     void open() {
         url = EmbeddedMariaDb.newDatabase();
-        db = new Database(url, "root", "", 8);
+        writeTo(new Database(url, "root", "", 8));
+    }
+
+    /** One writer on {@code database}, its first transaction held until the rest are queued behind it. */
+    private void writeTo(Database database) {
+        db = database;
         jobs = new MyBatisJobRepository(db.sessions(), new SqlFailures());
-        // one writer, its first transaction held until the rest of the callers are queued behind it
         groups = new GroupCommit(
                 batch -> {
                     if (transactions.incrementAndGet() == 1) {
@@ -202,5 +208,31 @@ class GroupCommitIT {
         assertThat(idsByKey).hasSize(3).allSatisfy((key, ids) -> assertThat(ids).hasSize(1));
         assertThat(created).isEqualTo(3);
         assertThat(count("SELECT COUNT(*) FROM job_delay_task")).isEqualTo(4);
+    }
+
+    @Test
+    void aSubmitWaitingOnABizKeyAnotherTransactionHoldsFailsAloneAndTheOthersAreStored() throws Exception {
+        // another node's transaction took bizKey "held" and does not end (a node frozen mid-commit);
+        // the writer's connections wait 2 s for a row lock instead of InnoDB's 50 s
+        groups.close();
+        db.close();
+        writeTo(new Database(
+                url + (url.contains("?") ? "&" : "?") + "sessionVariables=innodb_lock_wait_timeout=2", "root", "", 8));
+        try (Connection holder = DriverManager.getConnection(url, "root", "");
+                Statement s = holder.createStatement()) {
+            holder.setAutoCommit(false);
+            s.execute("INSERT INTO hg_biz_key (app, biz_key, job_id) VALUES ('shop', 'held', 1)");
+            List<CompletableFuture<Inserted>> answers =
+                    asOneGroupBehindAFirst(List.of(job("a", "{}"), job("held", "{}"), job("b", "{}"), job(null, "{}")));
+            for (int i : new int[] {0, 1, 3, 4}) {
+                assertThat(answers.get(i).get(20, TimeUnit.SECONDS).created()).isTrue();
+            }
+            assertThatThrownBy(() -> answers.get(2).get(20, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(StoreContendedException.class);
+            holder.rollback();
+        }
+        assertThat(count("SELECT COUNT(*) FROM job_delay_task")).isEqualTo(4);
+        assertThat(count("SELECT COUNT(*) FROM hg_biz_key WHERE biz_key = 'held'"))
+                .isZero();
     }
 }

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.hourglass.api.JobState;
 import dev.hourglass.node.job.Job;
 import dev.hourglass.node.job.JobRepository.Inserted;
+import dev.hourglass.node.job.StoreContendedException;
 import dev.hourglass.node.job.StoreUnavailableException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,7 +26,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Group commit against a fake store: callers queued while a commit is under way are stored in the
  * next transaction together, each answered with its own job; a failed transaction fails exactly
- * its callers; a job the store refuses fails only its own caller.
+ * its callers; a job the store refuses, or one that waited on another transaction's lock past the
+ * timeout, fails only its own caller.
  */
 class GroupCommitTest {
     /** What the fake store was asked to write, one list per transaction, and what it committed. */
@@ -47,11 +49,15 @@ class GroupCommitTest {
     }
 
     private static Job job(long id) {
+        return job(id, null);
+    }
+
+    private static Job job(long id, String bizKey) {
         return new Job(
                 id,
                 "app",
                 "svc",
-                null,
+                bizKey,
                 0,
                 JobState.DELAYED,
                 1_000,
@@ -93,7 +99,8 @@ class GroupCommitTest {
     }
 
     private CompletableFuture<Inserted> submit(long id) {
-        return CompletableFuture.supplyAsync(() -> groups.insert(job(id)), callers);
+        // jobs from 100 on have a bizKey (a group that times out on a lock is retried by key)
+        return CompletableFuture.supplyAsync(() -> groups.insert(job(id, id >= 100 ? "key-" + id : null)), callers);
     }
 
     /** One caller's commit under way, then {@code ids} queued behind it. */
@@ -176,6 +183,92 @@ class GroupCommitTest {
                 .as("the group, refused as a whole")
                 .containsExactlyInAnyOrder(10L, 11L, 12L, 13L);
         assertThat(committed).containsExactlyInAnyOrder(1L, 10L, 11L, 13L);
+    }
+
+    private static StoreContendedException lockTimeout() {
+        return new StoreContendedException("lock wait: statement timed out", null);
+    }
+
+    @Test
+    void aJobThatTimesOutOnALockFailsOnlyItsOwnCaller() throws Exception {
+        // job 102's bizKey is held by another node's open transaction: every write with it waits
+        // out the statement timeout; the database itself is up. Job 10 has no bizKey.
+        groups = new GroupCommit(
+                store(batch -> batch.stream().anyMatch(j -> j.id() == 102) ? lockTimeout() : null),
+                new GroupCommit.Settings(1, 256));
+        List<CompletableFuture<Inserted>> answers = queuedBehindAFirstCommit(10, 101, 102, 103);
+        assertThatThrownBy(() -> answers.get(3).get(5, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(StoreContendedException.class);
+        for (int i : new int[] {0, 1, 2, 4}) {
+            answers.get(i).get(5, TimeUnit.SECONDS);
+        }
+        assertThat(committed).containsExactlyInAnyOrder(1L, 10L, 101L, 103L);
+        assertThat(transactions.get(2))
+                .as("the jobs without a bizKey together first")
+                .containsExactly(10L);
+        assertThat(transactions.subList(3, transactions.size()))
+                .as("then each keyed job alone")
+                .containsExactlyInAnyOrder(List.of(101L), List.of(102L), List.of(103L));
+    }
+
+    @Test
+    void whenTheJobsWithoutABizKeyTimeOutTooTheServerIsStalledAndTheGroupFails() throws Exception {
+        groups = new GroupCommit(
+                store(batch -> batch.stream().anyMatch(j -> j.id() != 1) ? lockTimeout() : null),
+                new GroupCommit.Settings(1, 256));
+        List<CompletableFuture<Inserted>> answers = queuedBehindAFirstCommit(10, 11, 101, 102);
+        for (int i : new int[] {1, 2, 3, 4}) {
+            assertThatThrownBy(() -> answers.get(i).get(5, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(StoreContendedException.class);
+        }
+        assertThat(transactions)
+                .as("the first, the group, the unkeyed part: no job alone")
+                .hasSize(3);
+    }
+
+    @Test
+    void theSingleWritesAfterALockTimeoutStopWhenTheirTimeIsSpent() throws Exception {
+        groups = new GroupCommit(
+                store(batch -> batch.stream().anyMatch(j -> j.id() != 1) ? lockTimeout() : null),
+                new GroupCommit.Settings(1, 256),
+                0);
+        List<CompletableFuture<Inserted>> answers = queuedBehindAFirstCommit(101, 102, 103);
+        for (int i : new int[] {1, 2, 3}) {
+            assertThatThrownBy(() -> answers.get(i).get(5, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(StoreContendedException.class);
+        }
+        assertThat(transactions)
+                .as("the first, the group, one job alone: then the time was up")
+                .hasSize(3);
+    }
+
+    @Test
+    void writingOneByOneStopsAtADatabaseThatTurnsOutUnreachable() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger singles = new java.util.concurrent.atomic.AtomicInteger();
+        groups = new GroupCommit(
+                store(batch -> batch.size() > 1 && batch.get(0).id() != 1
+                        ? lockTimeout()
+                        : batch.get(0).id() != 1 && singles.incrementAndGet() == 2
+                                ? new StoreUnavailableException("connection lost", null)
+                                : null), // the first single write goes through, the second finds the database gone
+                new GroupCommit.Settings(1, 256));
+        List<CompletableFuture<Inserted>> answers = queuedBehindAFirstCommit(101, 102, 103, 104);
+        int stored = 0;
+        int unavailable = 0;
+        for (CompletableFuture<Inserted> a : answers.subList(1, answers.size())) {
+            try {
+                a.get(5, TimeUnit.SECONDS);
+                stored++;
+            } catch (java.util.concurrent.ExecutionException e) {
+                assertThat(e.getCause()).isInstanceOf(StoreUnavailableException.class);
+                unavailable++;
+            }
+        }
+        assertThat(stored).isEqualTo(1);
+        assertThat(unavailable).isEqualTo(3);
+        assertThat(transactions)
+                .as("the first, the group, two jobs alone: the other two are not tried against a database that is down")
+                .hasSize(4);
     }
 
     @Test

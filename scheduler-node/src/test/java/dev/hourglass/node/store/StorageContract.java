@@ -295,6 +295,71 @@ public abstract class StorageContract {
         assertThat(jobs.executions(retried.id()).get(0).outcome()).isEqualTo(AttemptOutcome.RETRY);
     }
 
+    /**
+     * The timeout sweep decides from a read of the job; by the time its result is written the
+     * attempt may have been given back and claimed again under the same number. Its result is for
+     * the claim it read, and must not end the new one.
+     */
+    @Test
+    void aSweepsResultChangesNothingOnceTheAttemptWasGivenBackAndClaimedAgain() {
+        Job j = job(T0, null, 6);
+        jobs.insert(j);
+        attempts.claim(List.of(j.id()), "n1", T0, T0);
+        Job read = jobs.find(j.id()).orElseThrow(); // as the sweep reads it: RUNNING, attempt 1
+        assertThat(attempts.unclaim(List.of(new AttemptStore.ClaimedAttempt(j.id(), 1)), "n1", T0 + 1))
+                .isEqualTo(1);
+        assertThat(attempts.claim(List.of(j.id()), "n1", T0 + 2, T0 + 2).claimed())
+                .singleElement()
+                .satisfies(again -> assertThat(again.attempts()).isEqualTo(1));
+        AttemptResult stale = timedOut(read, T0 + 3);
+        attempts.record(List.of(stale), T0 + 3);
+        Job now = jobs.find(j.id()).orElseThrow();
+        assertThat(now.state()).as("the second claim goes on").isEqualTo(JobState.RUNNING);
+        assertThat(jobs.executions(j.id())).singleElement().satisfies(e -> assertThat(e.outcome())
+                .as("its attempt is open")
+                .isNull());
+        // the same result decided from a read of the second claim applies
+        attempts.record(List.of(timedOut(now, T0 + 4)), T0 + 4);
+        assertThat(jobs.find(j.id()).orElseThrow().state()).isEqualTo(JobState.DELAYED);
+        assertThat(jobs.executions(j.id()).get(0).outcome()).isEqualTo(AttemptOutcome.TIMEOUT);
+    }
+
+    /**
+     * The sender's result and a sweep's TIMEOUT for the same attempt, written in one batch (the
+     * sweep read the attempt just before the sender's result was queued): the first queued counts.
+     * Both pass the version check, and the writer's retries run before its ends, so without this
+     * the TIMEOUT's retry undid the SUCCESS and the job was delivered again.
+     */
+    @Test
+    void ofTwoResultsForOneAttemptInABatchTheFirstQueuedCounts() {
+        Job j = job(T0, null, 6);
+        jobs.insert(j);
+        attempts.claim(List.of(j.id()), "n1", T0, T0);
+        Job read = jobs.find(j.id()).orElseThrow();
+        attempts.record(
+                List.of(
+                        new AttemptResult(
+                                j.id(), 1, AttemptOutcome.SUCCESS, null, null, T0 + 5, NextStep.finished(), 6, "a/svc"),
+                        timedOut(read, T0 + 6)),
+                T0 + 6);
+        assertThat(jobs.find(j.id()).orElseThrow().state()).isEqualTo(JobState.FINISHED);
+        assertThat(jobs.executions(j.id()).get(0).outcome()).isEqualTo(AttemptOutcome.SUCCESS);
+    }
+
+    private static AttemptResult timedOut(Job read, long now) {
+        return new AttemptResult(
+                read.id(),
+                read.attempts(),
+                AttemptOutcome.TIMEOUT,
+                "no result",
+                null,
+                now,
+                NextStep.retryAt(now + 1_000),
+                read.shard(),
+                read.serviceKey(),
+                read.version());
+    }
+
     @Test
     void loadDueAndTimedOutUseTheRangesAsked() {
         int shard = 7;

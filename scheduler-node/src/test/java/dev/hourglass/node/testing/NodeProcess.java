@@ -10,6 +10,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 
@@ -116,6 +117,10 @@ public final class NodeProcess implements AutoCloseable {
                         java,
                         "-Xmx384m",
                         "-XX:+UseSerialGC",
+                        // the client compiler only: these tests start up to four nodes on two cores,
+                        // where the server compiler's work on each start took the CPU the running
+                        // nodes fire with (start to ready measured 7.3-8.3 s, 5.7-5.8 s with C1 only)
+                        "-XX:TieredStopAtLevel=1",
                         "-cp",
                         System.getProperty("java.class.path"),
                         "dev.hourglass.node.boot.Main",
@@ -178,6 +183,42 @@ public final class NodeProcess implements AutoCloseable {
 
     public Path log() {
         return log;
+    }
+
+    /**
+     * The node's threads ({@code jcmd Thread.print}) written next to its log, for a test that found
+     * it stuck; returns the file, or what went wrong (the dump is a diagnosis, never a verdict).
+     */
+    public String dumpThreads() {
+        Path out = log.resolveSibling("threads.txt");
+        try {
+            Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+            Process p = new ProcessBuilder(jcmd.toString(), Long.toString(process.pid()), "Thread.print")
+                    .redirectErrorStream(true)
+                    .redirectOutput(out.toFile())
+                    .start();
+            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return "jcmd did not answer within 30 s";
+            }
+            return out.toString();
+        } catch (IOException e) {
+            return "no thread dump: " + e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "no thread dump: interrupted";
+        }
+    }
+
+    /** The log's warnings and errors, the last {@code max} of them. */
+    public String warnings(int max) {
+        try (var lines = Files.lines(log)) {
+            List<String> found = lines.filter(l -> l.contains(" WARN ") || l.contains(" ERROR "))
+                    .toList();
+            return String.join("\n", found.subList(Math.max(0, found.size() - max), found.size()));
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return "log not readable: " + e;
+        }
     }
 
     public boolean isAlive() {

@@ -28,14 +28,25 @@ import org.slf4j.LoggerFactory;
  * threads), service writes and retention; {@link #engineSessions()} for the firing engine alone
  * (claims, result writes, loader, sweeps, service reads). A burst of API requests then queues for
  * API connections only, and can never make a claim or a result write wait for a connection. The
- * migrations run once, on the API pool, before either pool serves.
+ * migrations run once, on connections of their own, before either pool serves.
  *
  * <p>Connections run at READ COMMITTED: the scheduler's statements are conditional updates on primary
  * keys and index ranges, and REPEATABLE READ's gap locks would only make concurrent claims and
  * inserts wait on each other.
+ *
+ * <p>On MariaDB a transaction left idle for {@link #IDLE_TRANSACTION_LIMIT} (its node frozen between
+ * two statements or before its commit: a long GC pause, a SIGSTOP, a suspended VM) is ended by the
+ * server, which closes the connection and rolls the transaction back: its row locks would otherwise
+ * stop the node that took over its shards from claiming those jobs until the frozen node woke. None
+ * of the node's transactions waits for anything but the database between its statements, so a
+ * healthy node never comes near the limit. MySQL 8 has no such setting: there a frozen node's locks
+ * are held until it wakes or its connection dies.
  */
 public final class Database implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Database.class);
+    /** How long a transaction may sit idle on MariaDB before the server ends it. */
+    public static final Duration IDLE_TRANSACTION_LIMIT = Duration.ofSeconds(20);
+
     private final HikariDataSource api;
     private final HikariDataSource engine;
     private final SqlSessionFactory sessions;
@@ -53,18 +64,41 @@ public final class Database implements AutoCloseable {
      */
     public Database(
             String jdbcUrl, String user, String password, int poolSize, int enginePoolSize, MeterRegistry metrics) {
-        this.api =
-                pool(jdbcUrl, user, password, enginePoolSize > 0 ? "hourglass-api" : "hourglass-db", poolSize, metrics);
+        this(jdbcUrl, user, password, poolSize, enginePoolSize, metrics, IDLE_TRANSACTION_LIMIT);
+    }
+
+    /** @param idleTransactionLimit see {@link #IDLE_TRANSACTION_LIMIT} (tests shorten it) */
+    public Database(
+            String jdbcUrl,
+            String user,
+            String password,
+            int poolSize,
+            int enginePoolSize,
+            MeterRegistry metrics,
+            Duration idleTransactionLimit) {
+        String initSql = isMariaDb(jdbcUrl, user, password)
+                ? "SET SESSION idle_transaction_timeout = " + Math.max(1, idleTransactionLimit.toSeconds())
+                : null;
+        this.api = pool(
+                jdbcUrl,
+                user,
+                password,
+                enginePoolSize > 0 ? "hourglass-api" : "hourglass-db",
+                poolSize,
+                metrics,
+                initSql);
         HikariDataSource enginePool = null;
         try {
             Flyway.configure()
-                    .dataSource(api)
+                    // its own connections, without the idle-transaction limit: on Galera, Flyway's
+                    // lock on its history table idles in a transaction while a migration runs
+                    .dataSource(jdbcUrl, user, password)
                     .locations("classpath:db/migration")
                     .load()
                     .migrate();
             this.sessions = sessionFactory(api);
             if (enginePoolSize > 0) {
-                enginePool = pool(jdbcUrl, user, password, "hourglass-engine", enginePoolSize, metrics);
+                enginePool = pool(jdbcUrl, user, password, "hourglass-engine", enginePoolSize, metrics, initSql);
                 this.engineSessions = sessionFactory(enginePool);
             } else {
                 this.engineSessions = sessions;
@@ -79,9 +113,46 @@ public final class Database implements AutoCloseable {
         }
     }
 
+    /**
+     * Asks the server itself (a MariaDB server can sit behind a {@code jdbc:mysql:} URL); any
+     * failure to connect is left to the pool, which reports it as it always has.
+     */
+    private static boolean isMariaDb(String jdbcUrl, String user, String password) {
+        if (jdbcUrl.startsWith("jdbc:h2:")) {
+            return false;
+        }
+        java.util.Properties props = new java.util.Properties();
+        props.setProperty("user", user);
+        props.setProperty("password", password == null ? "" : password);
+        // both MariaDB's and MySQL's drivers take these (MySQL's has no timeout of its own)
+        props.setProperty("connectTimeout", "5000");
+        props.setProperty("socketTimeout", "5000");
+        try (Connection c = java.sql.DriverManager.getConnection(jdbcUrl, props)) {
+            return c.getMetaData()
+                    .getDatabaseProductVersion()
+                    .toLowerCase(java.util.Locale.ROOT)
+                    .contains("mariadb");
+        } catch (java.sql.SQLException e) {
+            LOG.warn(
+                    "could not ask the database whether it is MariaDB ({}): idle transactions are not limited"
+                            + " on this node's connections until it restarts",
+                    e.toString());
+            return false;
+        }
+    }
+
     private static HikariDataSource pool(
-            String jdbcUrl, String user, String password, String name, int size, MeterRegistry metrics) {
+            String jdbcUrl,
+            String user,
+            String password,
+            String name,
+            int size,
+            MeterRegistry metrics,
+            String initSql) {
         HikariConfig hikari = new HikariConfig();
+        if (initSql != null) {
+            hikari.setConnectionInitSql(initSql);
+        }
         hikari.setJdbcUrl(jdbcUrl);
         hikari.setUsername(user);
         hikari.setPassword(password);

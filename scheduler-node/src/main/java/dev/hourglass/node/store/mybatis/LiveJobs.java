@@ -42,6 +42,18 @@ final class LiveJobs {
         }
     }
 
+    /**
+     * Whether a result applies to the job as locked: always, unless it was decided from a read of
+     * the job ({@code readVersion}) and the job changed since.
+     */
+    boolean unchangedSince(long jobId, Integer readVersion) {
+        if (readVersion == null) {
+            return true;
+        }
+        LockedJobRow r = byId.get(jobId);
+        return r != null && r.version == readVersion;
+    }
+
     LiveCountDeltas counts() {
         return counts;
     }

@@ -8,4 +8,5 @@ public class LockedJobRow {
     public String state;
     public int attempts;
     public String ownerNode;
+    public int version;
 }

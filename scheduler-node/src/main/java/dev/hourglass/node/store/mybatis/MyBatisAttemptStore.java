@@ -104,17 +104,18 @@ public final class MyBatisAttemptStore implements AttemptStore {
         }
     }
 
-    private void recordOnce(List<AttemptResult> results, long now) {
+    private void recordOnce(List<AttemptResult> all, long now) {
         try (SqlSession s = sessions.openSession(ExecutorType.BATCH, false)) {
             JobMapper m = s.getMapper(JobMapper.class);
             // the jobs as the conditional updates below will find them: they are locked here, in id
             // order (results are sorted), so what applies is known before it is batched
             LiveJobs live = LiveJobs.lock(
                     m,
-                    results.stream()
+                    all.stream()
                             .filter(r -> !r.isSentOnly())
                             .map(AttemptResult::jobId)
                             .toList());
+            List<AttemptResult> results = applicable(all, live);
             for (AttemptResult r : results) {
                 if (r.isSentOnly()) {
                     m.markSent(r.jobId(), r.attempt(), r.firedAt());
@@ -160,6 +161,30 @@ public final class MyBatisAttemptStore implements AttemptStore {
         }
     }
 
+    /**
+     * The results that apply, in queue order (the sort by job id is stable): a sweep's result for
+     * a claim that has since been given back (and maybe claimed again under the same attempt
+     * number) is for nothing that exists any more; and of two results for the same attempt in one
+     * batch only the first counts. The second is the timeout sweep's, queued after the sender's
+     * own result (AttemptSender queues that before it clears its in-flight mark); written together,
+     * the TIMEOUT's retry would be applied before the SUCCESS's end and undo it.
+     */
+    private static List<AttemptResult> applicable(List<AttemptResult> all, LiveJobs live) {
+        Set<Attempt> decided = new HashSet<>();
+        List<AttemptResult> results = new ArrayList<>();
+        for (AttemptResult r : all) {
+            if (r.isSentOnly()) {
+                results.add(r);
+            } else if (live.unchangedSince(r.jobId(), r.readVersion())
+                    && decided.add(new Attempt(r.jobId(), r.attempt()))) {
+                results.add(r);
+            }
+        }
+        return results;
+    }
+
+    private record Attempt(long jobId, int number) {}
+
     @Override
     public void quarantine(AttemptResult result, String error, long now) {
         String message = JobRows.clip("result could not be written: " + error);
@@ -172,7 +197,8 @@ public final class MyBatisAttemptStore implements AttemptStore {
                 result.finishedAt(),
                 dev.hourglass.node.job.NextStep.failed(),
                 result.shard(),
-                result.serviceKey());
+                result.serviceKey(),
+                result.readVersion());
         try {
             recordOnce(List.of(failed), now); // FAILED in the backlog, if the backlog takes it
             return;
@@ -184,6 +210,9 @@ public final class MyBatisAttemptStore implements AttemptStore {
         try (SqlSession s = sessions.openSession(false)) {
             JobMapper m = s.getMapper(JobMapper.class);
             LiveJobs live = LiveJobs.lock(m, List.of(result.jobId()));
+            if (!live.unchangedSince(result.jobId(), result.readVersion())) {
+                return; // a sweep's result for a claim that is no longer there
+            }
             m.closeExecution(result.jobId(), result.attempt(), result.firedAt(), result.finishedAt(), "ERROR", message);
             live.moveRunning(result.jobId(), result.attempt(), "FAILED");
             m.failInPlace(result.jobId(), result.attempt(), message, now);

@@ -1,5 +1,6 @@
 package dev.hourglass.node.store.mybatis;
 
+import dev.hourglass.node.job.StoreContendedException;
 import dev.hourglass.node.job.StoreUnavailableException;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
@@ -63,8 +64,7 @@ final class UnavailabilityTranslator implements SqlSessionFactory {
                 } catch (InvocationTargetException e) {
                     Throwable cause = e.getCause();
                     if (cause instanceof PersistenceException && meansUnavailable(cause)) {
-                        throw new StoreUnavailableException(
-                                "the database is not available: " + rootMessage(cause), cause);
+                        throw unavailable(cause);
                     }
                     throw cause;
                 }
@@ -77,9 +77,50 @@ final class UnavailabilityTranslator implements SqlSessionFactory {
     /** A failure of JDBC used directly on a session's connection, typed as the session's would be. */
     static RuntimeException translate(SQLException e) {
         PersistenceException wrapped = new PersistenceException(e);
-        return meansUnavailable(e)
-                ? new StoreUnavailableException("the database is not available: " + rootMessage(e), wrapped)
-                : wrapped;
+        return meansUnavailable(e) ? unavailable(wrapped) : wrapped;
+    }
+
+    /** Contended (a lock wait or statement timeout, a deadlock) or not reachable at all. */
+    static StoreUnavailableException unavailable(Throwable cause) {
+        return meansContended(cause)
+                ? new StoreContendedException("the database timed out or rolled back: " + rootMessage(cause), cause)
+                : new StoreUnavailableException("the database is not available: " + rootMessage(cause), cause);
+    }
+
+    /**
+     * The database answered: a statement timeout (a write waiting on another transaction's row
+     * lock ends here first: 30 s against InnoDB's 50 s lock wait; MariaDB 1969, MySQL 3024 or a
+     * driver's timeout), MySQL's lock wait timeout (1205), a deadlock or other rollback (1213,
+     * SQLState 40). A lost or killed connection anywhere in the chain is not contention, even when
+     * the driver reports it as a timeout (MariaDB 1927 "connection was killed", 1317 "query
+     * execution was interrupted", SQLState 08).
+     */
+    static boolean meansContended(Throwable t) {
+        boolean contended = false;
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof java.sql.SQLNonTransientConnectionException
+                    || c instanceof java.sql.SQLTransientConnectionException
+                    || c instanceof java.sql.SQLRecoverableException) {
+                return false;
+            }
+            if (c instanceof SQLException sql) {
+                String state = sql.getSQLState();
+                int code = sql.getErrorCode();
+                if ((state != null && state.startsWith("08")) || code == 1927 || code == 1317) {
+                    return false;
+                }
+                if (c instanceof SQLTimeoutException
+                        || c instanceof SQLTransactionRollbackException
+                        || code == 1969
+                        || code == 3024
+                        || code == 1205
+                        || code == 1213
+                        || (state != null && state.startsWith("40"))) {
+                    contended = true;
+                }
+            }
+        }
+        return contended;
     }
 
     private static String rootMessage(Throwable t) {
