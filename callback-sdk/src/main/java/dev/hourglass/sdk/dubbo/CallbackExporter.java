@@ -106,7 +106,7 @@ public final class CallbackExporter implements AutoCloseable {
         service.setVersion(version);
         b.protocol(protocol).service(service);
         try {
-            b.start();
+            QuietDubbo.start(b);
         } catch (RuntimeException e) {
             QuietDubbo.destroy(b);
             throw e;

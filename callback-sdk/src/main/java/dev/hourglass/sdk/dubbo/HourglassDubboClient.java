@@ -37,7 +37,7 @@ public final class HourglassDubboClient implements AutoCloseable {
         reference.setRetries(0); // a retried submit without a bizKey could create the job twice
         reference.setCheck(false);
         reference.setParameters(Map.of("migration.step", "FORCE_INTERFACE"));
-        bootstrap.reference(reference).start();
+        QuietDubbo.start(bootstrap.reference(reference));
         DelayJobService remote = reference.get();
         service = (DelayJobService) Proxy.newProxyInstance(
                 DelayJobService.class.getClassLoader(),

@@ -1,5 +1,6 @@
 package dev.hourglass.sdk.dubbo;
 
+import java.util.concurrent.locks.ReentrantLock;
 import org.apache.dubbo.common.logger.LoggerFactory;
 import org.apache.dubbo.config.ApplicationConfig;
 import org.apache.dubbo.config.RegistryConfig;
@@ -14,7 +15,25 @@ import org.apache.dubbo.rpc.model.FrameworkModel;
  * properties only; those set here are set only when the application has not set them.
  */
 final class QuietDubbo {
+    /**
+     * Held while one of the SDK's Dubbos starts or is destroyed. Dubbo's Netty server reads the
+     * JVM's default framework model when it opens a port, and the default is the first model
+     * created, often another instance's; while that one is being destroyed it refuses to be used,
+     * so an exporter starting at that moment failed ("FrameworkModel is destroyed").
+     */
+    private static final ReentrantLock LIFECYCLE = new ReentrantLock();
+
     private QuietDubbo() {}
+
+    /** Starts {@code bootstrap}, never while another of the SDK's Dubbos is being destroyed. */
+    static void start(DubboBootstrap bootstrap) {
+        LIFECYCLE.lock();
+        try {
+            bootstrap.start();
+        } finally {
+            LIFECYCLE.unlock();
+        }
+    }
 
     /** A bootstrap with its application and registry ({@code null}: none) configured, not started. */
     static DubboBootstrap bootstrap(String applicationName, String registryUrl) {
@@ -51,10 +70,15 @@ final class QuietDubbo {
     }
 
     static void destroy(DubboBootstrap bootstrap) {
+        LIFECYCLE.lock();
         try {
             bootstrap.stop();
         } finally {
-            bootstrap.getApplicationModel().getFrameworkModel().destroy();
+            try {
+                bootstrap.getApplicationModel().getFrameworkModel().destroy();
+            } finally {
+                LIFECYCLE.unlock();
+            }
         }
     }
 }

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import org.apache.dubbo.common.logger.LoggerFactory;
 import org.apache.dubbo.config.ApplicationConfig;
 import org.apache.dubbo.config.ProtocolConfig;
@@ -33,6 +35,23 @@ public final class DubboRuntime implements AutoCloseable {
     static final String IGNORED_INTERFACES = "dubbo.network.interface.ignored";
 
     static final String JSON_FRAMEWORK = "dubbo.json-framework.prefer";
+
+    /**
+     * Held while a node's Dubbo starts or is destroyed: one Dubbo of this JVM never starts while
+     * another is being destroyed.
+     *
+     * <p>Why: Dubbo's Netty server reads the JVM's <em>default</em> framework model when it opens
+     * its port ({@code ApplicationModel.defaultModel()}, for its allocator metrics), whatever model
+     * it belongs to, and the default model is the first one created, so usually another node's.
+     * While that one is being destroyed, it is still the default but refuses to be used, and the
+     * port does not open ("FrameworkModel is destroyed"). A node's stop abandons a Dubbo close that
+     * overruns its bound and lets it finish in the background, so in a JVM that runs several nodes
+     * (tests, an embedding application) the next node could start during that window.
+     */
+    private static final ReentrantLock LIFECYCLE = new ReentrantLock();
+
+    /** How long a start or a destroy waits for another one before going on anyway (with a warning). */
+    static final long LIFECYCLE_WAIT_MS = 30_000;
 
     private final DubboBootstrap bootstrap;
     private final int port;
@@ -99,7 +118,7 @@ public final class DubboRuntime implements AutoCloseable {
             bootstrap.service(serviceConfig(module, s.getKey(), s.getValue()));
         }
         try {
-            bootstrap.start();
+            whileNoOtherDubboStartsOrStops("start", bootstrap::start);
         } catch (RuntimeException e) {
             close();
             throw new IllegalStateException("Dubbo could not start on port " + port + ": " + e.getMessage(), e);
@@ -186,6 +205,11 @@ public final class DubboRuntime implements AutoCloseable {
                 "dubbo.application.least-reconnect-duration", Integer.toString(reconnectMs));
     }
 
+    /** This runtime's own framework model (for tests). */
+    FrameworkModel frameworkModel() {
+        return bootstrap.getApplicationModel().getFrameworkModel();
+    }
+
     public boolean hasRegistry() {
         return registryUrl != null;
     }
@@ -196,12 +220,39 @@ public final class DubboRuntime implements AutoCloseable {
 
     @Override
     public void close() {
+        whileNoOtherDubboStartsOrStops("stop", () -> {
+            try {
+                bootstrap.stop();
+            } catch (RuntimeException e) {
+                LOG.warn("stopping Dubbo: {}", e.toString());
+            } finally {
+                bootstrap.getApplicationModel().getFrameworkModel().destroy();
+            }
+        });
+    }
+
+    /** Runs {@code action} holding {@link #LIFECYCLE}, or without it once its wait is over. */
+    private static void whileNoOtherDubboStartsOrStops(String what, Runnable action) {
+        boolean locked = false;
         try {
-            bootstrap.stop();
-        } catch (RuntimeException e) {
-            LOG.warn("stopping Dubbo: {}", e.toString());
+            locked = LIFECYCLE.tryLock(LIFECYCLE_WAIT_MS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            // a stop that gave up on this step: the Dubbo is still to be destroyed, so go on
+            Thread.currentThread().interrupt();
+        }
+        if (!locked) {
+            LOG.warn(
+                    "did not wait (up to {} ms) for another Dubbo of this JVM to finish starting or stopping;"
+                            + " going on to {} this one",
+                    LIFECYCLE_WAIT_MS,
+                    what);
+        }
+        try {
+            action.run();
         } finally {
-            bootstrap.getApplicationModel().getFrameworkModel().destroy();
+            if (locked) {
+                LIFECYCLE.unlock();
+            }
         }
     }
 

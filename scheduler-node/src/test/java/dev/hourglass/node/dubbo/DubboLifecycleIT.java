@@ -1,0 +1,65 @@
+package dev.hourglass.node.dubbo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.dubbo.rpc.model.FrameworkModel;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Several nodes' Dubbos in one JVM (tests, an embedding application): one starts while another,
+ * the JVM's default Dubbo model, is being destroyed, as when a node's stop abandoned a slow Dubbo
+ * close and the next node started. Seen in CI: "Failed to bind NettyServer … FrameworkModel is
+ * destroyed", because Dubbo's Netty server reads the default model when it opens its port.
+ */
+class DubboLifecycleIT {
+    /** What the runtimes export: any interface opens the protocol's port. */
+    public interface Echo {
+        String echo(String text);
+    }
+
+    private final List<DubboRuntime> runtimes = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() {
+        runtimes.forEach(DubboRuntime::close);
+    }
+
+    private DubboRuntime configured(String name) {
+        DubboRuntime runtime = DubboRuntime.configure(name, "127.0.0.1", 0, null, 2_000);
+        runtimes.add(runtime);
+        return runtime;
+    }
+
+    private static Map<Class<?>, Object> echo() {
+        return Map.of(Echo.class, (Echo) text -> text);
+    }
+
+    @Test
+    void aDubboStartsWhileTheDefaultOneIsBeingDestroyed() throws Exception {
+        // the default model is the first one alive; other tests' Dubbos may still be closing
+        await().atMost(Duration.ofSeconds(40))
+                .until(() -> FrameworkModel.getAllInstances().isEmpty());
+        DubboRuntime closing = configured("lifecycle-0");
+        closing.start(echo());
+        for (int i = 1; i <= 5; i++) {
+            assertThat(FrameworkModel.defaultModel())
+                    .as("the closing Dubbo is the JVM's default")
+                    .isSameAs(closing.frameworkModel());
+            DubboRuntime next = configured("lifecycle-" + i);
+            DubboRuntime toClose = closing;
+            CompletableFuture<Void> closed = CompletableFuture.runAsync(toClose::close);
+            next.start(echo()); // threw "FrameworkModel is destroyed" in the window
+            closed.get(40, TimeUnit.SECONDS);
+            runtimes.remove(toClose);
+            closing = next;
+        }
+    }
+}
