@@ -8,6 +8,7 @@ import dev.hourglass.api.CallbackSignature;
 import dev.hourglass.node.testing.CallbackReceiver.Received;
 import dev.hourglass.node.testing.CallbackReceiver.Reply;
 import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.StallWatch;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,6 +38,12 @@ class DeliveryIT {
         f.receiver.respond(r -> Reply.ok());
     }
 
+    /**
+     * Lateness is bounded at a second per job, plus whatever the JVM could not run at all meanwhile
+     * ({@link StallWatch}): the promise is "on time with the cluster not overloaded", and a CI run
+     * once saw one job of 40 late by 1,043 ms (and, in the same minutes, a 1.5 s timeout in
+     * ConsumerAckIT elapse between two HTTP requests). The failure message shows both.
+     */
     @Test
     void firesEveryJobOnTimeNeverEarlyWithAValidSignature() {
         String service = f.httpService("");
@@ -45,18 +52,36 @@ class DeliveryIT {
                 .get("signingSecret")
                 .asText();
         List<JsonNode> jobs = new ArrayList<>();
-        for (int i = 0; i < 40; i++) {
-            jobs.add(f.submit(service, 800 + i * 25L, "\"attributes\":{\"k\":\"v" + i + "\"}"));
+        try (StallWatch stalls = new StallWatch()) {
+            for (int i = 0; i < 40; i++) {
+                jobs.add(f.submit(service, 800 + i * 25L, "\"attributes\":{\"k\":\"v" + i + "\"}"));
+            }
+            // the receiver's own record first: polling 40 jobs' states over HTTP while they fire
+            // would load the node the test measures
+            await().atMost(Duration.ofSeconds(15)).until(() -> jobs.stream()
+                    .allMatch(j -> f.receiver.receivedFor(j.get("id").asText()).size() == 1));
+            List<String> late = new ArrayList<>();
+            long bound = 1_000 + stalls.longestStallMs();
+            for (JsonNode job : jobs) {
+                String id = job.get("id").asText();
+                Received r = f.receiver.receivedFor(id).get(0);
+                long fireAt = NodeFixture.epochMs(job.get("fireAt"));
+                assertThat(r.at()).as("delivered no earlier than the fire time").isGreaterThanOrEqualTo(fireAt);
+                if (r.at() - fireAt >= bound) {
+                    late.add(
+                            id + ": received " + (r.at() - fireAt) + " ms late, the node's record " + f.executions(id));
+                }
+            }
+            assertThat(late)
+                    .as("jobs delivered %d ms or more late; %s", bound, stalls)
+                    .isEmpty();
         }
-        await().atMost(Duration.ofSeconds(15)).until(() -> jobs.stream()
-                .allMatch(j -> f.receiver.receivedFor(j.get("id").asText()).size() == 1
-                        && "FINISHED".equals(f.state(j.get("id").asText()))));
+        await().atMost(Duration.ofSeconds(5)).until(() -> jobs.stream()
+                .allMatch(j -> "FINISHED".equals(f.state(j.get("id").asText()))));
         for (JsonNode job : jobs) {
             String id = job.get("id").asText();
             Received r = f.receiver.receivedFor(id).get(0);
-            long fireAt = NodeFixture.epochMs(job.get("fireAt"));
-            assertThat(r.at()).as("delivered no earlier than the fire time").isGreaterThanOrEqualTo(fireAt);
-            assertThat(r.at() - fireAt).as("lateness").isLessThan(1_000);
+            assertThat(f.receiver.receivedFor(id)).hasSize(1);
             assertThat(r.attempt()).isEqualTo(1);
             assertThat(CallbackSignature.verify(
                             secret,
@@ -69,7 +94,8 @@ class DeliveryIT {
             JsonNode executions = f.executions(id);
             assertThat(executions).hasSize(1);
             assertThat(executions.get(0).get("outcome").asText()).isEqualTo("SUCCESS");
-            assertThat(executions.get(0).get("latenessMs").asLong()).isBetween(0L, 999L);
+            assertThat(executions.get(0).get("latenessMs").asLong())
+                    .isBetween(0L, r.at() - NodeFixture.epochMs(job.get("fireAt")));
         }
     }
 
