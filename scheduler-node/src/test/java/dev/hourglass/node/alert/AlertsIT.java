@@ -11,6 +11,7 @@ import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.CallbackReceiver;
 import dev.hourglass.node.testing.CallbackReceiver.Reply;
 import dev.hourglass.node.testing.InProcessCluster;
+import dev.hourglass.node.testing.StallWatch;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -240,8 +241,10 @@ class AlertsIT {
         assertThat(alert.get("notification").get("notifiedState").isNull()).isTrue();
         assertThat(alert.get("notification").get("lastError").asText()).contains("unreachable");
 
-        // meanwhile firing goes on at full rate: 300 jobs due over 3 s, each delivered on time
-        long firstFireAt = System.currentTimeMillis() + 1_000;
+        // meanwhile firing goes on at full rate: 300 jobs due over 3 s, each delivered on time (the
+        // first due 3 s ahead: the batch is built and stored first)
+        long firstFireAt = System.currentTimeMillis() + 3_000;
+        StallWatch stalls = new StallWatch();
         StringBuilder body = new StringBuilder("{\"jobs\":[");
         for (int i = 0; i < 300; i++) {
             body.append(i == 0 ? "" : ",")
@@ -265,7 +268,12 @@ class AlertsIT {
             assertThat(late).as("never early").isGreaterThanOrEqualTo(0);
             worst = Math.max(worst, late);
         }
-        System.out.printf("ALERTS: webhook down, 300 jobs of another service: worst lateness %d ms%n", worst);
-        assertThat(worst).as("worst lateness while a webhook is down").isLessThan(1_000);
+        stalls.close();
+        System.out.printf(
+                "ALERTS: webhook down, 300 jobs of another service: worst lateness %d ms, %s%n", worst, stalls);
+        // a notifier blocking the engine would make them seconds late
+        assertThat(worst)
+                .as("worst lateness while a webhook is down; %s", stalls)
+                .isLessThan(1_000 + stalls.longestStallMs());
     }
 }

@@ -64,7 +64,9 @@ class CancelFenceIT {
         List<String> ids = new ArrayList<>();
         List<Long> fireTimes = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
-            long fireAt = first + i * 30L;
+            // 50 ms apart: a machine that stalls for a second or two makes the cancels of that
+            // stretch late, and the rest still give the count below
+            long fireAt = first + i * 50L;
             ids.add(viaA.post("/api/v1/jobs", "{\"service\":\"s\",\"fireAt\":" + fireAt + "}")
                     .json()
                     .get("id")
@@ -115,7 +117,7 @@ class CancelFenceIT {
         }
         assertThat(canceledBeforeFire)
                 .as("cancels answered 200 CANCELED before the job's fire time")
-                .hasSizeGreaterThanOrEqualTo(50);
+                .hasSizeGreaterThanOrEqualTo(40);
         // give a wrongly kept attempt every chance to go out
         long lastFire = fireTimes.get(fireTimes.size() - 1);
         await().atMost(Duration.ofSeconds(10)).until(() -> System.currentTimeMillis() > lastFire + 2_000);
@@ -140,7 +142,17 @@ class CancelFenceIT {
 
     @Test
     void aCancelStopsAnAttemptWaitingAtItsSaturatedServicesGate() throws Exception {
-        receiver.respond(r -> new Reply(200, "", java.util.Map.of(), 1_500));
+        // the attempt under way is answered once the others are canceled, not after a fixed time
+        // that the test's own requests might outlast on a loaded machine
+        java.util.concurrent.CountDownLatch othersCanceled = new java.util.concurrent.CountDownLatch(1);
+        receiver.respond(r -> {
+            try {
+                othersCanceled.await(20, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return Reply.ok();
+        });
         viaA.put(
                 "/api/v1/services/slow",
                 "{\"protocol\":\"HTTP\",\"url\":\"" + receiver.url() + "\",\"maxInFlight\":1}");
@@ -168,7 +180,8 @@ class CancelFenceIT {
                 assertThat(viaB.delete("/api/v1/jobs/" + id).status()).isEqualTo(200);
             }
         }
-        // the slow delivery ends after 1.5 s and frees the gate; nothing canceled may follow it
+        othersCanceled.countDown();
+        // the slow delivery ends and frees the gate; nothing canceled may follow it
         await().atMost(Duration.ofSeconds(10)).until(() -> viaA.get("/api/v1/jobs/" + inFlight)
                 .json()
                 .get("state")

@@ -232,13 +232,15 @@ class FailoverIT {
                 .forEach(l -> System.out.println("  survivor: " + l));
         // A node's death is noticed when its session expires; the first victim's shards also wait
         // for a new master (the master died 1.5 s later). Then the survivor takes over: its first
-        // delivery of a dead node's job must come within the session timeout + 3 s.
+        // delivery of a dead node's job must come within the session timeout plus a few seconds
+        // (the promise). Measured: + 0.3 to 2.3 s on the 2-core machine; 5 s leaves room for a
+        // machine that stalls a second, and a failover waiting out a job timeout (30 s) still fails.
         assertThat(masterTakeover)
                 .as("the master's jobs: first delivery after its death")
-                .isLessThan(SESSION_TIMEOUT_MS + 3_000);
+                .isLessThan(SESSION_TIMEOUT_MS + 5_000);
         assertThat(victimTakeover)
                 .as("the first victim's jobs: the same, plus the wait for the master's session")
-                .isLessThan(SESSION_TIMEOUT_MS + SECOND_KILL_AFTER_MS + 3_000);
+                .isLessThan(SESSION_TIMEOUT_MS + SECOND_KILL_AFTER_MS + 5_000);
         // Every dead node's job is delivered (the await above, 120 s), once per attempt, never
         // early — but how long the survivor then takes to fire the dead nodes' 14,000 overdue jobs
         // is its throughput, not failover: on a 2-core machine running three nodes, the database

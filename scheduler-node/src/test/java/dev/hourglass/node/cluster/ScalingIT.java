@@ -11,6 +11,7 @@ import dev.hourglass.node.testing.EmbeddedMariaDb;
 import dev.hourglass.node.testing.NodeFixture;
 import dev.hourglass.node.testing.NodeProcess;
 import dev.hourglass.node.testing.ProcessCluster;
+import dev.hourglass.node.testing.StallWatch;
 import dev.hourglass.node.testing.TestNodes;
 import java.time.Duration;
 import java.util.HashSet;
@@ -38,6 +39,8 @@ class ScalingIT {
     final Map<String, JsonNode> acknowledged = new ConcurrentHashMap<>();
     String token;
     int started;
+    /** What the machine stole from this JVM meanwhile: the receiver's timestamps suffer it too. */
+    final StallWatch stalls = new StallWatch();
 
     @BeforeEach
     void start() throws Exception {
@@ -65,7 +68,11 @@ class ScalingIT {
 
     @AfterEach
     void stop() throws Exception {
-        ProcessCluster.stop(nodes, receiver, zookeeper);
+        try {
+            ProcessCluster.stop(nodes, receiver, zookeeper);
+        } finally {
+            stalls.close();
+        }
     }
 
     /** Submits ~50 jobs a second, each due 1-2 s later, to the first node that acknowledges it. */
@@ -141,14 +148,16 @@ class ScalingIT {
                 describeLateJob(job, late);
             }
         }
-        System.out.printf("HANDOFF: %d jobs, worst lateness %d ms%n", acknowledged.size(), worst);
+        System.out.printf("HANDOFF: %d jobs, worst lateness %d ms, %s%n", acknowledged.size(), worst, stalls);
         // a hand-off leaves no owner-less window of seconds (this machine's 2 cores are shared by
         // up to four node processes starting and warming up; measured: 515 ms and 551 ms, the
         // worst of them the first deliveries of a node started a moment before). Before the
         // previous owner gave back its claimed, unsent attempts at once and the new one read its
         // gained shards again 300 ms and 1 s later, such a job waited for a catch-up sweep: 2-6 s
         // in CI runs.
-        assertThat(worst).as("worst lateness across joins and leaves").isLessThan(2_000);
+        assertThat(worst)
+                .as("worst lateness across joins and leaves; %s", stalls)
+                .isLessThan(2_000 + stalls.longestStallMs());
     }
 
     /** What a failure needs to be understood: the late job's attempts, as the store recorded them. */

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.CallbackReceiver.Received;
 import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.StallWatch;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -44,7 +45,8 @@ class ApiFloodIT {
      * Bound on delivery lateness under the flood: under a second. Measured on the 2-core build
      * machine: max 62 ms with the engine on its own pool; with one pool shared by both (the old
      * wiring, forced for the measurement) p50 24.7 s, max 28.3 s, the engine's claims waiting
-     * behind the held connections.
+     * behind the held connections. Plus whatever the test JVM could not run at all meanwhile
+     * ({@link StallWatch}): the machine stalling every thread is not the pools failing.
      */
     static final long LATENESS_BOUND_MS = 1_000;
 
@@ -103,7 +105,9 @@ class ApiFloodIT {
         long lastFireAt = firstFireAt + (DUE_JOBS - 1) * 50L;
 
         Flood flood = new Flood(locked, lastFireAt + 1_000);
-        try (Connection holder = DriverManager.getConnection(f.jdbcUrl, "root", "")) {
+        StallWatch stalls = new StallWatch();
+        try (stalls;
+                Connection holder = DriverManager.getConnection(f.jdbcUrl, "root", "")) {
             holder.setAutoCommit(false);
             try (PreparedStatement lock =
                     holder.prepareStatement("SELECT id FROM job_delay_task WHERE id = ? FOR UPDATE")) {
@@ -129,7 +133,8 @@ class ApiFloodIT {
         Collections.sort(lateness);
         String report = String.format(
                 "flood: %d requests (%d answered 503), longest %d ms; API pool: at most"
-                        + " %d requests waiting for a connection; lateness of %d jobs: p50 %d ms, p99 %d ms, max %d ms",
+                        + " %d requests waiting for a connection; lateness of %d jobs: p50 %d ms, p99 %d ms, max %d ms;"
+                        + " %s",
                 flood.requests.get(),
                 flood.unavailable.get(),
                 flood.longestMs.get(),
@@ -137,7 +142,8 @@ class ApiFloodIT {
                 lateness.size(),
                 lateness.get(lateness.size() / 2),
                 lateness.get(lateness.size() * 99 / 100),
-                lateness.get(lateness.size() - 1));
+                lateness.get(lateness.size() - 1),
+                stalls);
         System.out.println("ApiFloodIT: " + report);
         assertThat(flood.maxApiPending.get())
                 .as("the flood must exhaust the API pool, or this test proves nothing: " + report)
@@ -147,7 +153,7 @@ class ApiFloodIT {
                 .isGreaterThanOrEqualTo(3_000);
         assertThat(lateness.get(lateness.size() - 1))
                 .as("lateness under the API flood: " + report)
-                .isLessThanOrEqualTo(LATENESS_BOUND_MS);
+                .isLessThanOrEqualTo(LATENESS_BOUND_MS + stalls.longestStallMs());
     }
 
     /** {@code FLOODERS} threads cancelling the locked job back to back until the deadline, and a sampler of the API pool. */

@@ -13,7 +13,10 @@ import org.junit.jupiter.api.Test;
 /** ackMode CONSUMER over HTTP: a job stays RUNNING until its consumer reports a result. */
 class ConsumerAckIT {
     static NodeFixture f;
-    /** A short timeout: the test of a result that never comes waits for it. */
+    /**
+     * A short timeout: the test of a result that never comes waits for it (3 s: its reports for
+     * attempt 2 must still come within it).
+     */
     static String impatient;
     /**
      * A timeout no test reaches, for the tests whose consumer answers: with 1.5 s, a CI run under
@@ -24,7 +27,7 @@ class ConsumerAckIT {
     @BeforeAll
     static void start() throws Exception {
         f = new NodeFixture();
-        impatient = f.httpService("\"ackMode\":\"CONSUMER\",\"timeoutMs\":1500,\"backoff\":{\"initialMs\":100}");
+        impatient = f.httpService("\"ackMode\":\"CONSUMER\",\"timeoutMs\":3000,\"backoff\":{\"initialMs\":100}");
         patient = f.httpService("\"ackMode\":\"CONSUMER\",\"timeoutMs\":60000,\"backoff\":{\"initialMs\":100}");
     }
 
@@ -61,7 +64,7 @@ class ConsumerAckIT {
     @Test
     void noResultWithinTheTimeoutDeliversAgainWithTheNextAttempt() {
         String id = deliveredJob(impatient);
-        await().atMost(Duration.ofSeconds(10))
+        await().atMost(Duration.ofSeconds(15))
                 .until(() -> f.receiver.receivedFor(id).size() == 2);
         assertThat(f.receiver.receivedFor(id)).extracting(Received::attempt).containsExactly(1, 2);
         assertThat(result(id, 1, "SUCCESS", "")).as("the timed-out attempt").isEqualTo(409);

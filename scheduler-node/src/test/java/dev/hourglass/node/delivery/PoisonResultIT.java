@@ -40,7 +40,9 @@ class PoisonResultIT {
         String service = f.httpService("\"timeoutMs\":60000");
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
-            ids.add(f.submit(service, 2_000, "\"bizKey\":\"poison-" + i + "\"")
+            // due 6 s ahead: the backlog row below must be in before job 17's result is written,
+            // even on a machine that stalls a second
+            ids.add(f.submit(service, 6_000, "\"bizKey\":\"poison-" + i + "\"")
                     .get("id")
                     .asText());
         }
@@ -53,7 +55,7 @@ class PoisonResultIT {
                     + " updated_at, ended_at) VALUES (1, 'shop', '" + service + "', 'poison-17', 0, 'FINISHED',"
                     + " 0, 0, 1, 0, 5, 1000, 'null', 0, 0, 0, 0)");
         }
-        await().atMost(Duration.ofSeconds(10))
+        await().atMost(Duration.ofSeconds(20))
                 .until(() ->
                         ids.stream().filter(id -> !id.equals(poisoned)).allMatch(id -> "FINISHED".equals(f.state(id))));
         await().atMost(Duration.ofSeconds(10)).until(() -> "FAILED".equals(f.state(poisoned)));

@@ -25,7 +25,9 @@ class RestartIT {
 
     @BeforeEach
     void start() throws Exception {
-        f = new NodeFixture();
+        // a graceful stop waits for deliveries under way up to this grace: the test's 500 ms
+        // deliveries must not depend on a 2 s grace holding on a machine that stalls a second
+        f = new NodeFixture(c -> c.engine.shutdownGraceMs = 10_000);
     }
 
     @AfterEach
@@ -35,9 +37,10 @@ class RestartIT {
 
     @Test
     void aCrashMidFlightLosesNothingAndRedeliversTheRunningJobs() {
-        String service = f.httpService("\"timeoutMs\":2000,\"backoff\":{\"initialMs\":100}");
+        // a timeout the test's 20 submits and 20 receptions fit in before it, on a loaded machine too
+        String service = f.httpService("\"timeoutMs\":6000,\"backoff\":{\"initialMs\":100}");
         // attempt 1 hangs until long after the crash: those jobs are RUNNING when the node dies
-        f.receiver.respond(r -> r.attempt() == 1 ? new Reply(200, "", Map.of(), 4_000) : Reply.ok());
+        f.receiver.respond(r -> r.attempt() == 1 ? new Reply(200, "", Map.of(), 12_000) : Reply.ok());
         List<String> running = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             running.add(f.submit(service, 0, "").get("id").asText());
@@ -46,7 +49,7 @@ class RestartIT {
                 .allMatch(id -> f.receiver.receivedFor(id).size() == 1));
         List<String> delayed = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
-            delayed.add(f.submit(service, 2_500, "").get("id").asText());
+            delayed.add(f.submit(service, 6_000, "").get("id").asText()); // due after the crash
         }
         assertThat(running).allMatch(id -> f.state(id).equals("RUNNING"));
 
@@ -54,7 +57,7 @@ class RestartIT {
         f.receiver.respond(r -> Reply.ok());
         f.startNode();
 
-        await().atMost(Duration.ofSeconds(20))
+        await().atMost(Duration.ofSeconds(30))
                 .until(() -> running.stream().allMatch(id -> f.state(id).equals("FINISHED"))
                         && delayed.stream().allMatch(id -> f.state(id).equals("FINISHED")));
         for (String id : running) {
@@ -79,12 +82,13 @@ class RestartIT {
     @Test
     void aJobThatCouldNotFireBeforeItsExpiryExpiresInsteadOfFiring() {
         String service = f.httpService("");
-        var submitted = f.submit(service, 600, "\"expireAfterMs\":200");
+        // due 3 s ahead: the node is halted before, even on a machine that stalls a second
+        var submitted = f.submit(service, 3_000, "\"expireAfterMs\":200");
         String expiring = submitted.get("id").asText();
         long expireAt = NodeFixture.epochMs(submitted.get("fireAt")) + 200;
-        String patient = f.submit(service, 600, "").get("id").asText();
+        String patient = f.submit(service, 3_000, "").get("id").asText();
         f.node.halt(); // down before they are due, and until after the first one's expiry
-        await().atMost(Duration.ofSeconds(5)).until(() -> System.currentTimeMillis() > expireAt + 200);
+        await().atMost(Duration.ofSeconds(10)).until(() -> System.currentTimeMillis() > expireAt + 200);
         f.startNode();
         await().atMost(Duration.ofSeconds(10)).until(() -> "FINISHED".equals(f.state(patient)));
         await().atMost(Duration.ofSeconds(5)).until(() -> "EXPIRED".equals(f.state(expiring)));

@@ -93,7 +93,7 @@ class DubboCallbackIT {
             case "hang-once" -> {
                 if (first) {
                     hanging.merge(request.getJobId(), 1, Integer::sum);
-                    sleep(3_000);
+                    sleep(8_000); // well past the 3 s timeout
                 }
                 yield CallbackResult.success();
             }
@@ -140,8 +140,8 @@ class DubboCallbackIT {
     void everyAnswerOfTheCallbackIsHandledPerSpec() {
         String svc = service(
                 "close-order",
-                "{\"protocol\":\"DUBBO\",\"dubboGroup\":\"shop\",\"dubboVersion\":\"1.0\",\"timeoutMs\":800,"
-                        + "\"backoff\":{\"initialMs\":100}}");
+                "{\"protocol\":\"DUBBO\",\"dubboGroup\":\"shop\",\"dubboVersion\":\"1.0\",\"timeoutMs\":3000,"
+                        + "\"backoff\":{\"initialMs\":100}}"); // each first round trip fits, on a loaded machine too
         String success = submit(svc, "success");
         String retry = submit(svc, "retry-once");
         String fail = submit(svc, "fail");

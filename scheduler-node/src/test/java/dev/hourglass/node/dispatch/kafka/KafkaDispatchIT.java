@@ -164,13 +164,19 @@ class KafkaDispatchIT {
         createTopic("refunds.check", 1);
         f.app.put(
                 "/api/v1/services/refunds",
-                "{\"protocol\":\"KAFKA\",\"topic\":\"refunds.check\",\"ackMode\":\"CONSUMER\",\"timeoutMs\":5000,"
+                "{\"protocol\":\"KAFKA\",\"topic\":\"refunds.check\",\"ackMode\":\"CONSUMER\",\"timeoutMs\":8000,"
                         + "\"backoff\":{\"initialMs\":100}}");
         List<String> ids = new ArrayList<>();
-        for (int i = 0; i < 20; i++) {
-            ids.add(f.submit("refunds", 200, "").get("id").asText());
-        }
         try (KafkaConsumer<byte[], byte[]> c = consumer("refunds.check")) {
+            // the consumer joins its group before the records are sent: the 8 s timeout is then the
+            // test's own reads and reports, not the group's join (seconds on a loaded machine)
+            await().atMost(Duration.ofSeconds(60)).until(() -> {
+                c.poll(Duration.ofMillis(100));
+                return !c.assignment().isEmpty();
+            });
+            for (int i = 0; i < 20; i++) {
+                ids.add(f.submit("refunds", 200, "").get("id").asText());
+            }
             List<ConsumerRecord<byte[], byte[]>> first = consume(c, 20);
             for (ConsumerRecord<byte[], byte[]> r : first) {
                 String id = header(r, "hourglass-job-id");
