@@ -148,8 +148,7 @@ public final class LoadBench {
         awaitDeliveries(jobs, System.currentTimeMillis() + 30_000);
         long firstFireAt = System.currentTimeMillis() + 3_000;
         submitBatches(5_000, i -> firstFireAt + (i * 1_000L) / 5_000);
-        awaitDeliveries(jobs + 5_000, firstFireAt + 60_000);
-        sleep(3_000); // results are written in batches after the deliveries
+        awaitDeliveries(jobs + 5_000, firstFireAt + 60_000); // and their results written
         sink.reset();
         baseline = outcomes();
     }
@@ -680,8 +679,26 @@ public final class LoadBench {
         while (sink.deliveries.size() < jobs && System.currentTimeMillis() < deadline) {
             sleep(200);
         }
-        sleep(2_000); // let late duplicates, if any, arrive before counting
+        long seenAll = System.currentTimeMillis();
+        // a node counts an attempt's outcome once its result is written, which trails the delivery:
+        // wait for one outcome per delivery received, so the report counts them all, and say how long
+        long received =
+                sink.deliveries.values().stream().mapToLong(Integer::longValue).sum();
+        long writesDeadline = seenAll + RESULT_WRITES_WAIT_MS;
+        while (total(outcomesSinceBaseline()) < received && System.currentTimeMillis() < writesDeadline) {
+            sleep(50);
+        }
+        resultsWrittenAfterLastDeliveryMs = total(outcomesSinceBaseline()) < received
+                ? -1 // not all written within the wait
+                : Math.max(0, System.currentTimeMillis() - sink.lastArrival.get());
+        sleep(Math.max(0, seenAll + 2_000 - System.currentTimeMillis())); // late duplicates, if any
     }
+
+    /** How long {@link #awaitDeliveries} waits for the node to write the results of what arrived. */
+    static final long RESULT_WRITES_WAIT_MS = 60_000;
+
+    /** From the last delivery to the node's last result write for them, as the last wait saw it. */
+    private long resultsWrittenAfterLastDeliveryMs;
 
     private ObjectNode report(String workload, int jobs, double submitRate) {
         ObjectNode out = JSON.createObjectNode();
@@ -709,15 +726,8 @@ public final class LoadBench {
                 "duplicated",
                 sink.deliveries.values().stream().filter(c -> c > 1).count());
         out.put("early", sink.early.get());
-        ObjectNode outcomes = out.putObject("nodeAttemptsByOutcome");
-        outcomes()
-                .fields()
-                .forEachRemaining(e -> outcomes.put(
-                        e.getKey(),
-                        e.getValue().asLong()
-                                - (baseline == null
-                                        ? 0
-                                        : baseline.path(e.getKey()).asLong())));
+        out.set("nodeAttemptsByOutcome", outcomesSinceBaseline());
+        out.put("resultsWrittenAfterLastDeliveryMs", resultsWrittenAfterLastDeliveryMs);
         out.put("nodes", apis.size());
         com.fasterxml.jackson.databind.node.ArrayNode perNode = out.putArray("nodeHeapLiveBytesPerNode");
         apis.forEach(a -> perNode.add(a.heap()[0]));
@@ -740,6 +750,28 @@ public final class LoadBench {
     }
 
     /** Attempts by outcome since start, summed over the nodes (each counts what it fired). */
+    /** Attempts ended on every node since the warm-up, by outcome. */
+    private ObjectNode outcomesSinceBaseline() {
+        ObjectNode since = JSON.createObjectNode();
+        outcomes()
+                .fields()
+                .forEachRemaining(e -> since.put(
+                        e.getKey(),
+                        e.getValue().asLong()
+                                - (baseline == null
+                                        ? 0
+                                        : baseline.path(e.getKey()).asLong())));
+        return since;
+    }
+
+    private static long total(ObjectNode counts) {
+        long sum = 0;
+        for (JsonNode n : counts) {
+            sum += n.asLong();
+        }
+        return sum;
+    }
+
     private ObjectNode outcomes() {
         ObjectNode sum = JSON.createObjectNode();
         for (NodeApi a : apis) {
