@@ -749,7 +749,6 @@ public final class LoadBench {
         return sums;
     }
 
-    /** Attempts by outcome since start, summed over the nodes (each counts what it fired). */
     /** Attempts ended on every node since the warm-up, by outcome. */
     private ObjectNode outcomesSinceBaseline() {
         ObjectNode since = JSON.createObjectNode();
@@ -772,6 +771,7 @@ public final class LoadBench {
         return sum;
     }
 
+    /** Attempts by outcome since start, summed over the nodes (each counts what it fired). */
     private ObjectNode outcomes() {
         ObjectNode sum = JSON.createObjectNode();
         for (NodeApi a : apis) {
