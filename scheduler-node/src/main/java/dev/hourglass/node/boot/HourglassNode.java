@@ -482,8 +482,9 @@ public final class HourglassNode implements AutoCloseable {
 
     /**
      * Graceful: stops accepting, gives up its shards (giving back what it claimed and has not
-     * sent), leaves the cluster (the master re-assigns those shards at once), lets deliveries under
-     * way finish and writes their results.
+     * sent; the master hands them on at once), lets deliveries under way finish and writes their
+     * results, then leaves the cluster. It stays a member until its results are written: the new
+     * owners of its shards end a former member's RUNNING attempts at once and send them again.
      *
      * <p>Bounded: returns within {@code engine.shutdownGraceMs} + {@value #STOP_BEYOND_GRACE_MS} ms
      * (plus a moment per step that overran) whatever ZooKeeper, the database or a broker are doing.
@@ -501,11 +502,12 @@ public final class HourglassNode implements AutoCloseable {
         stop.step("alerts", 1_000, alerts::close);
         stop.step("HTTP server", 1_000, http::close);
         stop.step("submits being stored", 1_000, jobManager::close); // Dubbo's later ones: alone
-        // shards first, membership second: what this node claimed and has not sent is given back
-        // while it still is a member, so the new owners (assigned once it has left) find it DELAYED
+        // shards first: what this node claimed and has not sent is given back, and the master hands
+        // the shards on at once. Membership last: while this node is a member, the new owners leave
+        // its attempts under way to its results, which it writes before it leaves
         stop.step("giving up shards", 1_000, coordinator::stopTakingShards);
-        stop.step("leaving the cluster", 2_000, coordinator::close);
         stop.step("deliveries under way", grace + 1_000, () -> engine.stop(grace));
+        stop.step("leaving the cluster", 2_000, coordinator::close);
         stop.step("dispatchers", 1_000, dispatch::close);
         stop.step("Dubbo", 2_000, this::closeDubbo); // before the embedded ZooKeeper, its registry
         stop.step("embedded ZooKeeper", 1_000, this::closeEmbeddedZooKeeper);

@@ -1,6 +1,7 @@
 package dev.hourglass.node.cluster;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hourglass.node.shard.ShardAssigner;
 import dev.hourglass.node.shard.ShardOwnership;
@@ -34,6 +35,7 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  * {root}/nodes/{nodeId}   EPHEMERAL   Member as JSON (id, address, version, load figures)
+ * {root}/leaving/{nodeId} EPHEMERAL   a member stopping gracefully: assigned no shards, still a member
  * {root}/leader           LeaderLatch the master election
  * {root}/assignment       PERSISTENT  Assignment as JSON (epoch, master, node -> shards)
  * </pre>
@@ -63,7 +65,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class CuratorCoordinator implements ClusterView, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CuratorCoordinator.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * Members and assignments are read by nodes of other versions during a rolling upgrade: a
+     * field one version adds must not make an older one unable to read the record.
+     */
+    private static final ObjectMapper JSON =
+            new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
     private final String root;
     private final String nodeId;
@@ -96,6 +103,8 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
     private final Object applying = new Object();
     private volatile Assignment assignment = Assignment.NONE;
     private volatile boolean connected;
+    /** Members already warned about as unreadable (one warning each). */
+    private final java.util.Set<String> unreadableMembers = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     public CuratorCoordinator(
             String connectString,
@@ -170,6 +179,9 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
     /** Joins the cluster; returns once this node is registered (its shards follow asynchronously). */
     public void join() throws Exception {
         client.createContainers(root + "/nodes");
+        // an earlier life of this node id that announced its leave and died before its session
+        // ended would keep this node out of the assignment until that session expires
+        client.delete().quietly().forPath(root + "/leaving/" + nodeId);
         register();
         cache = CuratorCache.build(client, root);
         cache.listenable()
@@ -179,9 +191,11 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
                                     String path = data != null ? data.getPath() : oldData.getPath();
                                     if (path.equals(root + "/assignment")) {
                                         applyAssignment();
-                                    } else if (path.startsWith(root + "/nodes/")
+                                    } else if ((path.startsWith(root + "/nodes/")
+                                                    || path.startsWith(root + "/leaving/"))
                                             && type != CuratorCacheListener.Type.NODE_CHANGED) {
-                                        if (type == CuratorCacheListener.Type.NODE_DELETED) {
+                                        if (type == CuratorCacheListener.Type.NODE_DELETED
+                                                && path.startsWith(root + "/nodes/")) {
                                             String left = path.substring(path.lastIndexOf('/') + 1);
                                             if (!left.equals(nodeId)) {
                                                 listeners.nodeLeft().accept(left);
@@ -349,14 +363,40 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
 
     /**
      * A graceful stop's first cluster step: this node gives up its shards and takes none again (the
-     * periodic reconcile would otherwise re-apply the assignment), while it is still a member. Its
-     * engine gives back what it claimed but has not sent before the master hands the shards on, so
-     * the new owners read those jobs as DELAYED when they load them.
+     * periodic reconcile would otherwise re-apply the assignment), then tells the master, which
+     * hands its shards on at once, while this node stays a member. Its engine gives back what it
+     * claimed but has not sent before the master hands the shards on, so the new owners read those
+     * jobs as DELAYED when they load them.
+     *
+     * <p>Staying a member until {@link #close()} is what keeps a delivery under way from being sent
+     * twice: the new owners end the RUNNING attempts of a node that is no longer a member at once
+     * (it will never write their results) and send them again, but leave those of a live member to
+     * its result or their deadline. So the node leaves only once its deliveries have ended and
+     * their results are written (docs/cluster.md, "Stopping a node").
      */
     public void stopTakingShards() {
         synchronized (applying) { // not between an assignment's check of the flag and its replace
             leaving = true;
             ownership.replace(List.of());
+        }
+        announceLeaving();
+    }
+
+    private void announceLeaving() {
+        if (!connected) {
+            return; // nobody to tell: the master hands the shards on when this node's session ends
+        }
+        try {
+            client.create()
+                    .creatingParentContainersIfNeeded()
+                    .withMode(CreateMode.EPHEMERAL)
+                    .forPath(root + "/leaving/" + nodeId);
+            LOG.info("{} is leaving: its shards go to the other members", nodeId);
+        } catch (KeeperException.NodeExistsException e) {
+            // announced already
+        } catch (Exception e) {
+            // a master that does not hear of it hands the shards on when this node leaves
+            LOG.warn("announcing the leave failed: {}", e.toString());
         }
     }
 
@@ -395,7 +435,11 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
             return;
         }
         try {
-            List<String> live = client.getChildren().forPath(root + "/nodes");
+            List<String> live = new ArrayList<>(client.getChildren().forPath(root + "/nodes"));
+            live.removeAll(leavingMembers());
+            if (live.isEmpty()) {
+                return; // every member is leaving: nobody to hand the shards to
+            }
             Stat stat = new Stat();
             Assignment current = Assignment.NONE;
             boolean exists = true;
@@ -423,6 +467,15 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
         }
     }
 
+    /** Members stopping gracefully ({@link #stopTakingShards()}): they get no shards. */
+    private List<String> leavingMembers() throws Exception {
+        try {
+            return client.getChildren().forPath(root + "/leaving");
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        }
+    }
+
     /** For tests in this package: the Curator client, to expire its session on purpose. */
     CuratorFramework client() {
         return client;
@@ -435,10 +488,16 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
             return out;
         }
         cache.stream().filter(d -> d.getPath().startsWith(root + "/nodes/")).forEach(d -> {
+            String id = d.getPath().substring(d.getPath().lastIndexOf('/') + 1);
             try {
                 out.add(JSON.readValue(d.getData(), Member.class));
             } catch (Exception e) {
-                LOG.debug("unreadable member {}", d.getPath());
+                // its znode is what makes it a member: dropping it would make this node end the
+                // attempts of a live node as orphans; only its announced figures are unknown
+                if (unreadableMembers.add(id)) {
+                    LOG.warn("member {} announces itself in a form this node cannot read: {}", id, e.toString());
+                }
+                out.add(new Member(id, null, null, 0, 0, 0, null));
             }
         });
         out.sort(java.util.Comparator.comparing(Member::id));

@@ -99,9 +99,10 @@ final class AttemptSender {
         this.fence = new SendFence(store, nodeId, clock, new SendFence.Verdicts() {
             @Override
             public void current(PendingSend send) {
-                if (shards.mayFire(send.job().shard())) {
+                // checked again after the database round trip, which a rebalance can slow down
+                if (maySendNow(send, clock.millis())) {
                     dispatch(send);
-                } else { // lost the shard or its lease during the check
+                } else { // lost the shard or its lease, or its deadline came near, during the check
                     fence.giveBack(send.attempt());
                     drop(send);
                 }
@@ -219,6 +220,17 @@ final class AttemptSender {
                 release(w.send);
             }
         }
+        // those queued at a full gate too: behind deliveries to a slow receiver they would wait
+        // until their deadline, and the new owner would then end them as TIMEOUTs never sent
+        for (PendingSend queued :
+                gates.removeWaiting(s -> !kept.contains(s.job().shard()))) {
+            LOG.debug(
+                    "job {} attempt {}: shard moved while at its gate, given back unsent",
+                    queued.job().id(),
+                    queued.job().attempts());
+            fence.giveBack(queued.attempt());
+            release(queued); // it held no gate slot
+        }
     }
 
     /** Whether this node is delivering (or about to deliver) this attempt. */
@@ -253,12 +265,21 @@ final class AttemptSender {
         gates.submit(send, Math.max(1, limitShare.applyAsInt(limit)));
     }
 
+    /**
+     * Whether the attempt may leave now: its shard is this node's, with the lease held, and enough of
+     * its deadline is left that no other node will time it out while its receiver works on it.
+     */
+    private boolean maySendNow(PendingSend send, long now) {
+        Job job = send.job();
+        long margin = Math.min(job.timeoutMs() / 2, DEADLINE_MARGIN_MS);
+        return shards.mayFire(job.shard()) && now <= send.deadline() - margin;
+    }
+
     /** Holds a gate slot now: fence, then send. */
     private void admitted(PendingSend send) {
         long now = clock.millis();
         Job job = send.job();
-        long margin = Math.min(job.timeoutMs() / 2, DEADLINE_MARGIN_MS);
-        if (!shards.mayFire(job.shard()) || now > send.deadline() - margin) {
+        if (!maySendNow(send, now)) {
             LOG.debug(
                     "job {} attempt {}: shard moved, its lease lapsed or deadline near: given back unsent",
                     job.id(),
@@ -291,7 +312,7 @@ final class AttemptSender {
         try {
             listener.fired(job, firedAt);
             stage = service.isPresent()
-                    ? dispatcher.deliver(new Delivery(job, service.get(), firedAt))
+                    ? dispatcher.deliver(new Delivery(job, service.get(), firedAt, () -> shards.mayFire(job.shard())))
                     : CompletableFuture.completedFuture(
                             DeliveryResult.error("service " + job.service() + " not found"));
         } catch (RuntimeException e) {
@@ -360,6 +381,23 @@ final class AttemptSender {
                         now - send.stageSince());
             }
         }
+    }
+
+    /**
+     * A graceful stop's grace is over: each send still without an answer ends now as a TIMEOUT with
+     * {@code why}, so its result is written before the node leaves (a late answer changes nothing).
+     *
+     * @return how many were ended
+     */
+    int abandonSends(String why) {
+        int ended = 0;
+        for (PendingSend send : inFlight.values()) {
+            if (send.stage() == PendingSend.Stage.SENDING
+                    && send.outcome().complete(new DeliveryResult(AttemptOutcome.TIMEOUT, null, why))) {
+                ended++;
+            }
+        }
+        return ended;
     }
 
     private void end(PendingSend send, AttemptResult result) {

@@ -1,8 +1,11 @@
 package dev.hourglass.node.firing;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * Holds each service to its share of {@code maxInFlight} concurrent deliveries. A claimed attempt
@@ -38,6 +41,19 @@ final class DispatchGates {
             gate.running++;
         }
         admitted.accept(send);
+    }
+
+    /**
+     * Takes out of the queues the attempts that match (they hold no slot): the caller owns them.
+     */
+    List<PendingSend> removeWaiting(Predicate<PendingSend> which) {
+        List<PendingSend> removed = new ArrayList<>();
+        gates.forEach((key, gate) -> {
+            synchronized (gate) {
+                gate.waiting.removeIf(send -> which.test(send) && removed.add(send));
+            }
+        });
+        return removed;
     }
 
     /** Deliveries under way per service key, now (services with none are left out). */

@@ -194,18 +194,28 @@ public final class FiringEngine {
 
     /**
      * Graceful stop: claims nothing more, waits up to {@code graceMs} for deliveries under way, then
-     * writes every result it has. Jobs still unanswered stay RUNNING and are re-delivered after their
-     * timeout by whichever node owns them then.
+     * writes every result it has. A delivery still unanswered then ends as a TIMEOUT that says so
+     * (retried with the service's backoff by whichever node owns the job then): the receiver may
+     * still complete it, so it may see the job twice. Attempts claimed and not yet sent were given
+     * back when the shards went (the node gives them up before it stops its engine).
      */
     public void stop(long graceMs) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMs);
         firing = false;
         signal();
         joinQuietly(firingThread, 5_000);
         shutdown(claimers, 10_000);
         shutdown(sendTimer, settings.claimLeadMs() + 1_000); // claimed ahead: still sent at their time
-        long deadline = System.currentTimeMillis() + graceMs;
-        while (sender.inFlight() > 0 && System.currentTimeMillis() < deadline) {
+        while (sender.inFlight() > 0 && System.nanoTime() - deadline < 0) {
             sleepQuietly(20);
+        }
+        int abandoned = sender.abandonSends("no answer before node " + cluster.nodeId()
+                + " stopped (engine.shutdownGraceMs " + graceMs + " ms): the receiver may still complete it");
+        if (abandoned > 0) {
+            LOG.warn(
+                    "{} deliveries still unanswered after the stop's grace of {} ms: ended as TIMEOUTs",
+                    abandoned,
+                    graceMs);
         }
         shutdown(housekeeping, 5_000);
         sender.fence().finish();

@@ -159,6 +159,72 @@ class CoordinatorIT {
     }
 
     @Test
+    void aStoppingNodeHandsItsShardsOnAtOnceAndStaysAMemberUntilItLeaves() throws Exception {
+        TestingServer zk = new TestingServer(true);
+        closeLast.add(zk);
+        ShardOwnership a = new ShardOwnership(List.of());
+        ShardOwnership b = new ShardOwnership(List.of());
+        CuratorCoordinator ca = coordinator(zk.getConnectString(), "a", a);
+        CuratorCoordinator cb = coordinator(zk.getConnectString(), "b", b);
+        await().atMost(Duration.ofSeconds(15)).until(() -> balanced(a, b));
+
+        cb.stopTakingShards();
+
+        assertThat(b.current()).as("given up at once, locally").isEmpty();
+        await().atMost(Duration.ofSeconds(5)).until(() -> a.current().size() == 16);
+        assertThat(ca.members())
+                .as("still a member: its deliveries under way are its own to finish")
+                .extracting(Member::id)
+                .containsExactly("a", "b");
+        Thread.sleep(2_500); // a reconcile round of each: b takes no shard back, a keeps all
+        assertThat(b.current()).isEmpty();
+        assertThat(a.current()).hasSize(16);
+
+        cb.close();
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> ca.members().stream().map(Member::id).toList().equals(List.of("a")));
+    }
+
+    @Test
+    void membersAndAssignmentsWrittenByANewerVersionAreReadAndAnUnreadableMemberStaysAMember() throws Exception {
+        // a rolling upgrade: a newer node announces fields this one does not know
+        TestingServer zk = new TestingServer(true);
+        closeLast.add(zk);
+        ShardOwnership a = new ShardOwnership(List.of());
+        CuratorCoordinator ca = coordinator(zk.getConnectString(), "a", a);
+        await().atMost(Duration.ofSeconds(15)).until(() -> a.current().size() == 16);
+        var zkClient = ca.client();
+        zkClient.create()
+                .withMode(org.apache.zookeeper.CreateMode.EPHEMERAL)
+                .forPath(
+                        "/hg-coordinator/nodes/newer",
+                        ("{\"id\":\"newer\",\"address\":null,\"version\":\"9.0\",\"startedAt\":1,"
+                                        + "\"inMemory\":0,\"inFlight\":3,\"loadedUntil\":null,\"zone\":\"eu-1\"}")
+                                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        zkClient.create()
+                .withMode(org.apache.zookeeper.CreateMode.EPHEMERAL)
+                .forPath("/hg-coordinator/nodes/garbled", new byte[] {'{', 'x'});
+
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> ca.members().stream().map(Member::id).toList().equals(List.of("a", "garbled", "newer")));
+        Member newer = ca.members().stream()
+                .filter(m -> m.id().equals("newer"))
+                .findFirst()
+                .orElseThrow();
+        assertThat(newer.version()).isEqualTo("9.0");
+        assertThat(newer.inFlight()).isEqualTo(3);
+
+        // the master's assignment as a newer master would write it: one more field
+        zkClient.setData()
+                .forPath(
+                        "/hg-coordinator/assignment",
+                        ("{\"epoch\":1000,\"master\":\"a\",\"generation\":7,\"shardsByNode\":"
+                                        + "{\"a\":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]}}")
+                                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        await().atMost(Duration.ofSeconds(5)).until(() -> ca.assignment().epoch() >= 1_000);
+    }
+
+    @Test
     void workerIdsAreUniqueAmongLiveNodesEvenWhenTheirIdsHashAlike() throws Exception {
         TestingServer zk = new TestingServer(true);
         closeLast.add(zk);

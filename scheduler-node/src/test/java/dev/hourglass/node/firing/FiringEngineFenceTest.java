@@ -251,6 +251,82 @@ class FiringEngineFenceTest {
     }
 
     @Test
+    void attemptsQueuedAtAFullGateAreGivenBackAtOnceWhenTheirShardMoves() {
+        // behind a delivery to a slow receiver they would wait for its answer, or for their deadline,
+        // at which the new owner would end them as TIMEOUTs that never reached the receiver
+        Map<Long, CompletableFuture<DeliveryResult>> held = new ConcurrentHashMap<>();
+        long now = System.currentTimeMillis();
+        store.add(1, now, 0);
+        store.add(2, now, 0); // maxInFlight 1: claimed with job 1 (twice the limit), queued at the gate
+        start(service(1), d -> held.computeIfAbsent(d.job().id(), id -> new CompletableFuture<>()));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> delivered.size() == 1 && state(1) == JobState.RUNNING && state(2) == JobState.RUNNING);
+        long sending = delivered.get(0).job().id();
+
+        shards.replace(List.of()); // the master gave shard 0 to another node
+
+        await().atMost(Duration.ofSeconds(2)).until(() -> store.givenBack.size() == 1);
+        assertThat(held.get(sending)).as("the delivery under way is still open").isNotDone();
+        for (AttemptStore.ClaimedAttempt back : store.givenBack) {
+            assertThat(back.jobId()).isNotEqualTo(sending);
+            assertThat(state(back.jobId())).isEqualTo(JobState.DELAYED);
+            assertThat(store.jobs.get(back.jobId()).attempts()).isZero();
+        }
+        assertThat(engine.inFlight()).as("only the delivery under way").isEqualTo(1);
+        held.get(sending).complete(DeliveryResult.success(null));
+        await().atMost(Duration.ofSeconds(5)).until(() -> state(sending) == JobState.FINISHED);
+        assertThat(delivered).hasSize(1);
+        assertThat(engine.inFlight()).isZero();
+    }
+
+    @Test
+    void anAttemptWhoseDeadlineCameNearDuringTheDatabaseCheckIsGivenBackUnsent() {
+        // timeout 1 s: the margin is half of it. Claimed ahead, so it passes the database check
+        // at its fire time; that check takes 600 ms (a rebalance's contention), leaving 400 ms of
+        // its deadline, and a node taking the shard over would time it out while its receiver works
+        long fireAt = System.currentTimeMillis() + 800;
+        store.jobs.put(1L, FakeJobStore.job(1, JobState.DELAYED, fireAt, fireAt, 0, 5, null, 1_000, 0));
+        store.duringFenceCheck = () -> sleep(600);
+        start(service(10), FiringEngineFenceTest::ok);
+        await().atMost(Duration.ofSeconds(5)).until(() -> !store.givenBack.isEmpty());
+        assertThat(store.fenceChecks.get()).as("it reached the database check").isPositive();
+        assertThat(store.givenBack).first().isEqualTo(new AttemptStore.ClaimedAttempt(1, 1));
+        // given back, it is claimed again (the same attempt number: the unsent one was taken back)
+        // with a deadline of its own; no send ever leaves with less than the margin left
+        assertThat(delivered)
+                .as("sent with at least half its timeout left")
+                .allSatisfy(d -> assertThat(d.job().dueAt() - d.firedAt()).isGreaterThanOrEqualTo(500));
+    }
+
+    @Test
+    void aDeliveryStillUnansweredWhenAStopsGraceEndsIsWrittenAsATimeoutThatSaysSo() {
+        store.add(1, System.currentTimeMillis(), 0);
+        start(service(10), d -> new CompletableFuture<>()); // a receiver slower than the grace
+        await().atMost(Duration.ofSeconds(5)).until(() -> delivered.size() == 1);
+
+        FiringEngine stopping = engine;
+        engine = null;
+        long started = System.nanoTime();
+        stopping.stop(300);
+
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+        assertThat(store.results).hasSize(1);
+        AttemptResult written = store.results.get(0);
+        assertThat(written.outcome()).isEqualTo(AttemptOutcome.TIMEOUT);
+        assertThat(written.message()).contains("no answer before node n1 stopped", "may still complete it");
+        assertThat(state(1)).as("retried by whoever owns it next").isEqualTo(JobState.DELAYED);
+        assertThat(store.jobs.get(1L).attempts()).isEqualTo(1);
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Test
     void aResultTheStoreRefusesIsSetAsideAndTheOthersAreWritten() {
         long now = System.currentTimeMillis();
         for (long id = 1; id <= 20; id++) {

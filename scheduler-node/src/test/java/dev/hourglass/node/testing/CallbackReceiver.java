@@ -42,9 +42,15 @@ public final class CallbackReceiver implements AutoCloseable {
     private final AtomicInteger maxConcurrent = new AtomicInteger();
     private volatile Function<Received, Reply> responder = r -> Reply.ok();
 
-    private final java.util.concurrent.ExecutorService handlers = Executors.newFixedThreadPool(64);
+    private final java.util.concurrent.ExecutorService handlers;
 
     public CallbackReceiver() throws IOException {
+        this(64);
+    }
+
+    /** @param handlerThreads how many requests it can hold open at once (a slow receiver's replies) */
+    public CallbackReceiver(int handlerThreads) throws IOException {
+        handlers = Executors.newFixedThreadPool(handlerThreads);
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 1024);
         server.setExecutor(handlers);
         server.createContext("/", this::handle);
