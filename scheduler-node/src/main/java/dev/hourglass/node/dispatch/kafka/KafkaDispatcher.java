@@ -93,7 +93,7 @@ public final class KafkaDispatcher implements Dispatcher {
     @Override
     public CompletionStage<DeliveryResult> deliver(Delivery delivery) {
         ProducerRecord<byte[], byte[]> record = record(delivery);
-        PendingSend p = handOff.offer(record, size(record));
+        PendingSend p = handOff.offer(record, size(record), delivery.mayStillLeave());
         if (p == null) {
             return CompletableFuture.completedFuture(DeliveryResult.notDelivered("Kafka: not sent: send queue full ("
                     + handOff.maxRecords() + " records / " + handOff.maxBytes() + " bytes wait for the producer)"));

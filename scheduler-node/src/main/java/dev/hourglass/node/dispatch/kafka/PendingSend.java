@@ -2,6 +2,7 @@ package dev.hourglass.node.dispatch.kafka;
 
 import dev.hourglass.node.dispatch.DeliveryResult;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.BufferExhaustedException;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.Producer;
@@ -41,6 +42,7 @@ final class PendingSend {
     final int bytes;
     final CompletableFuture<DeliveryResult> answer = new CompletableFuture<>();
     private final ProducerHandOff owner;
+    private final BooleanSupplier mayStillLeave;
     private ProducerRecord<byte[], byte[]> record; // guarded by this; dropped when WAITING ends
     private volatile State state = State.WAITING; // written under this
     /** What the attempt waits for, for the message of an attempt that ends unsent. */
@@ -50,10 +52,12 @@ final class PendingSend {
 
     Exception lastRefusal;
 
-    PendingSend(ProducerRecord<byte[], byte[]> record, int bytes, ProducerHandOff owner) {
+    PendingSend(
+            ProducerRecord<byte[], byte[]> record, int bytes, BooleanSupplier mayStillLeave, ProducerHandOff owner) {
         this.topic = record.topic();
         this.record = record;
         this.bytes = bytes;
+        this.mayStillLeave = mayStillLeave;
         this.owner = owner;
     }
 
@@ -90,23 +94,33 @@ final class PendingSend {
                 leaveWaiting(State.ENDED);
                 return HandOver.DROPPED;
             }
-            SendCall call = new SendCall();
-            try {
-                producer.send(record, call);
-            } catch (RuntimeException e) { // producer closed, serialization: nothing appended
-                call.refusal = e;
+            if (!mayStillLeave.getAsBoolean()) {
+                leaveWaiting(State.ENDED);
+                refusal = null;
+            } else {
+                SendCall call = new SendCall();
+                try {
+                    producer.send(record, call);
+                } catch (RuntimeException e) { // producer closed, serialization: nothing appended
+                    call.refusal = e;
+                }
+                call.returned = true;
+                if (call.refusal == null) {
+                    leaveWaiting(State.HANDED_OVER);
+                    return HandOver.SENT;
+                }
+                if (isMissingMetadata(call.refusal)) {
+                    lastRefusal = call.refusal;
+                    return HandOver.NO_METADATA;
+                }
+                leaveWaiting(State.ENDED);
+                refusal = call.refusal;
             }
-            call.returned = true;
-            if (call.refusal == null) {
-                leaveWaiting(State.HANDED_OVER);
-                return HandOver.SENT;
-            }
-            if (isMissingMetadata(call.refusal)) {
-                lastRefusal = call.refusal;
-                return HandOver.NO_METADATA;
-            }
-            leaveWaiting(State.ENDED);
-            refusal = call.refusal;
+        }
+        if (refusal == null) { // another node may be sending a later attempt of the job by now
+            answer.complete(DeliveryResult.notDelivered("Kafka: not sent: this node may no longer send it (its"
+                    + " shard moved or its lease lapsed while it waited for " + waitingFor + ")"));
+            return HandOver.DROPPED;
         }
         answer.complete(DeliveryResult.notDelivered("Kafka: not sent: " + refusal));
         return HandOver.REFUSED;

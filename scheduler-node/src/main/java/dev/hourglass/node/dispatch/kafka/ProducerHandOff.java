@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.slf4j.Logger;
@@ -33,8 +34,9 @@ import org.slf4j.LoggerFactory;
  *       {@code send} that waited {@code max.block.ms} for metadata;
  *   <li>a record refused because the producer's buffer ({@code buffer.memory}, 32 MiB) is full ends
  *       at once as not delivered;
- *   <li>an attempt that ended while waiting (its timeout fired) is never handed over: see
- *       {@link PendingSend}.
+ *   <li>an attempt that ended while waiting (its timeout fired) is never handed over, nor one that
+ *       this node may no longer send (its shard moved or its lease lapsed while it waited: a node
+ *       frozen past its session hands nothing over when it thaws): see {@link PendingSend}.
  * </ul>
  *
  * Example: the broker is down and the node never sent to topic {@code t}. Attempt 1 of job 7 is
@@ -72,7 +74,7 @@ final class ProducerHandOff implements AutoCloseable {
     }
 
     /** Queues a record for the producer; null when the queue is full (or closed): nothing queued. */
-    PendingSend offer(ProducerRecord<byte[], byte[]> record, int size) {
+    PendingSend offer(ProducerRecord<byte[], byte[]> record, int size, BooleanSupplier mayStillLeave) {
         synchronized (this) {
             if (closed || records >= maxRecords || bytes + size > maxBytes) {
                 return null;
@@ -80,7 +82,7 @@ final class ProducerHandOff implements AutoCloseable {
             records++;
             bytes += size;
         }
-        PendingSend p = new PendingSend(record, size, this);
+        PendingSend p = new PendingSend(record, size, mayStillLeave, this);
         queue.add(p);
         return p;
     }

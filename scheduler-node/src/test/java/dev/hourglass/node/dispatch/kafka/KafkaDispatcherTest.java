@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.producer.BufferExhaustedException;
 import org.apache.kafka.clients.producer.Callback;
@@ -82,6 +83,25 @@ class KafkaDispatcherTest {
                 .as("attempt 1 never left the node")
                 .isFalse();
         assertThat(second.join().outcome()).isEqualTo(AttemptOutcome.SUCCESS);
+    }
+
+    @Test
+    void aRecordWaitingForTheProducerIsNotHandedOverOnceThisNodeMayNoLongerSendIt() {
+        // a node frozen past its session (SIGSTOP) while the record waited for its topic's metadata:
+        // on thawing its shard lease has lapsed, and another node may be sending attempt 2 already
+        start(DEFAULTS);
+        producer.topicMissing("orders");
+        AtomicBoolean mayStillLeave = new AtomicBoolean(true);
+        CompletableFuture<DeliveryResult> first = deliver(7, 1, 30_000, "orders", "{}", mayStillLeave::get);
+        mayStillLeave.set(false);
+        producer.topicCreated("orders");
+
+        DeliveryResult r = await().atMost(Duration.ofSeconds(5)).until(() -> first.getNow(null), x -> x != null);
+        assertThat(producer.history()).as("nothing handed to the producer").isEmpty();
+        assertThat(r.outcome()).isEqualTo(AttemptOutcome.ERROR);
+        assertThat(r.reachedReceiver()).isFalse();
+        assertThat(r.message()).contains("may no longer send it");
+        assertThat(dispatcher.waitingRecords()).isZero();
     }
 
     @Test
@@ -184,6 +204,16 @@ class KafkaDispatcherTest {
 
     private CompletableFuture<DeliveryResult> deliver(
             long jobId, int attempt, long timeoutMs, String topic, String payload) {
+        return deliver(jobId, attempt, timeoutMs, topic, payload, () -> true);
+    }
+
+    private CompletableFuture<DeliveryResult> deliver(
+            long jobId,
+            int attempt,
+            long timeoutMs,
+            String topic,
+            String payload,
+            java.util.function.BooleanSupplier mayStillLeave) {
         long now = System.currentTimeMillis();
         Job job = new Job(
                 jobId,
@@ -224,7 +254,9 @@ class KafkaDispatcherTest {
                 null,
                 now,
                 now);
-        return dispatcher.deliver(new Delivery(job, service, now)).toCompletableFuture();
+        return dispatcher
+                .deliver(new Delivery(job, service, now, mayStillLeave))
+                .toCompletableFuture();
     }
 
     private static int attempt(ProducerRecord<byte[], byte[]> r) {
