@@ -12,24 +12,62 @@ import dev.hourglass.node.testing.NodeFixture;
 import dev.hourglass.node.testing.NodeProcess;
 import dev.hourglass.node.testing.ProcessCluster;
 import dev.hourglass.node.testing.TestNodes;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
+import java.util.UUID;
 import org.apache.curator.test.TestingServer;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * A node frozen (SIGSTOP) past its ZooKeeper session timeout while its jobs come due, then thawed:
  * its shards fire on the other node meanwhile, and when it wakes with its stale memory it cannot
- * fire what the other node fired — no job, no attempt, delivered twice (SPEC §2, guarantee 5).
+ * fire what the other node fired — no job, no attempt, delivered twice (docs/cluster.md,
+ * "Guarantees"). Over HTTP, and over Kafka with the node frozen while its records wait for the
+ * metadata of a topic not yet created: on waking it must not hand them to the producer.
  */
 class PausedNodeIT {
     static final int SESSION_TIMEOUT_MS = 4_000;
+    static KafkaClusterTestKit kafka;
+
+    @BeforeAll
+    static void broker() throws Exception {
+        kafka = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
+                        .setCombined(true)
+                        .setNumBrokerNodes(1)
+                        .setNumControllerNodes(1)
+                        .build())
+                .setConfigProp("auto.create.topics.enable", "false")
+                .setConfigProp("offsets.topic.replication.factor", "1")
+                .setConfigProp("group.initial.rebalance.delay.ms", "0")
+                .build();
+        kafka.format();
+        kafka.startup();
+        kafka.waitForReadyBrokers();
+    }
+
+    @AfterAll
+    static void closeBroker() throws Exception {
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
 
     TestingServer zookeeper;
     CallbackReceiver receiver;
@@ -41,7 +79,8 @@ class PausedNodeIT {
         zookeeper = new TestingServer(true);
         receiver = new CallbackReceiver();
         String jdbcUrl = EmbeddedMariaDb.newDatabase();
-        String extra = "  zkSessionTimeoutMs: " + SESSION_TIMEOUT_MS;
+        String extra = "  zkSessionTimeoutMs: " + SESSION_TIMEOUT_MS + "\n  kafkaBootstrap: \""
+                + kafka.bootstrapServers() + "\"";
         a = NodeProcess.start("pa", jdbcUrl, zookeeper.getConnectString(), "/hg-pause", extra);
         b = NodeProcess.start("pb", jdbcUrl, zookeeper.getConnectString(), "/hg-pause", extra);
         a.awaitReady();
@@ -57,14 +96,16 @@ class PausedNodeIT {
         }
     }
 
-    @Test
-    void aFrozenNodeLosesItsShardsAndOnWakingFiresNothingTwice() throws Exception {
+    /** An app with a service ({@code serviceJson}), once both nodes hold half the shards. */
+    private ApiClient appWithService(String serviceJson) {
         ApiClient admin = new ApiClient(a.baseUrl(), TestNodes.ADMIN_TOKEN);
         String token = admin.post("/api/v1/apps", "{\"name\":\"shop\"}")
                 .json()
                 .get("token")
                 .asText();
-        admin.as(token).put("/api/v1/services/s", "{\"protocol\":\"HTTP\",\"url\":\"" + receiver.url() + "\"}");
+        admin.put("/api/v1/apps/shop/targets", "{\"kafkaTopics\":[\"paused.orders\"]}");
+        assertThat(admin.as(token).put("/api/v1/services/s", serviceJson).status())
+                .isBetween(200, 201);
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> admin.get("/api/v1/cluster").json().get("nodes").size() == 2
                         && admin.get("/api/v1/cluster")
@@ -74,11 +115,15 @@ class PausedNodeIT {
                                         .get("shards")
                                         .size()
                                 == 32);
+        return admin.as(token);
+    }
 
-        // 1,000 jobs due 5-9 s from now, half through each node (so half in each node's memory), in
-        // one batch per node: 1,000 single submits took long enough on a busy CI machine that the
-        // jobs were already due, and b was frozen in the middle of a claim (see the note below)
-        long first = System.currentTimeMillis() + 5_000;
+    /**
+     * 1,000 jobs due from {@code first} over 4 s, half through each node (so half in each node's
+     * memory), in one batch per node: 1,000 single submits took long enough on a busy CI machine
+     * that the jobs were already due, and b was frozen in the middle of a claim (see below).
+     */
+    private Map<String, JsonNode> submitHalfThroughEach(String token, long first) {
         Map<String, JsonNode> jobs = new HashMap<>();
         for (NodeProcess via : List.of(a, b)) {
             StringBuilder batch = new StringBuilder("{\"jobs\":[");
@@ -96,6 +141,15 @@ class PausedNodeIT {
             }
         }
         assertThat(jobs).hasSize(1_000);
+        return jobs;
+    }
+
+    @Test
+    void aFrozenNodeLosesItsShardsAndOnWakingFiresNothingTwice() throws Exception {
+        ApiClient app = appWithService("{\"protocol\":\"HTTP\",\"url\":\"" + receiver.url() + "\"}");
+        ApiClient admin = app.as(TestNodes.ADMIN_TOKEN);
+        long first = System.currentTimeMillis() + 5_000;
+        Map<String, JsonNode> jobs = submitHalfThroughEach(app.token(), first);
         assertThat(System.currentTimeMillis())
                 .as("b is frozen before its jobs are due (a node frozen inside a claim transaction keeps"
                         + " its row locks for 20 s, until MariaDB ends the idle transaction: IdleTransactionIT's"
@@ -152,5 +206,78 @@ class PausedNodeIT {
         System.out.printf(
                 "PAUSE: frozen %d ms, jobs %d, deliveries %d, jobs delivered twice %d%n",
                 thawedAt - frozenAt, jobs.size(), receiver.received().size(), redelivered);
+    }
+
+    @Test
+    void aNodeFrozenWhileItsRecordsWaitForTheProducerHandsNoneOverOnWaking() throws Exception {
+        // the topic does not exist yet: each node's first records wait beside the producer for its
+        // metadata (up to 2 s), and b is frozen while they do
+        ApiClient app = appWithService("{\"protocol\":\"KAFKA\",\"topic\":\"paused.orders\"}");
+        ApiClient admin = app.as(TestNodes.ADMIN_TOKEN);
+        long first = System.currentTimeMillis() + 5_000;
+        Map<String, JsonNode> jobs = submitHalfThroughEach(app.token(), first);
+        await().atMost(Duration.ofSeconds(10)).until(() -> System.currentTimeMillis() >= first + 300);
+        b.pause();
+        long frozenAt = System.currentTimeMillis();
+        kafka.admin()
+                .createTopics(List.of(new NewTopic("paused.orders", 3, (short) 1)))
+                .all()
+                .get();
+        Map<String, List<Integer>> attemptsByJob = new HashMap<>(); // in topic order: one key, one partition
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer("paused.orders")) {
+            // a takes b's shards once b's session expires, and fires b's jobs
+            await().atMost(Duration.ofSeconds(60)).until(() -> {
+                poll(consumer, attemptsByJob);
+                return attemptsByJob.size() >= 900;
+            });
+            b.resume();
+            long thawedAt = System.currentTimeMillis();
+            await().atMost(Duration.ofSeconds(60)).until(() -> {
+                poll(consumer, attemptsByJob);
+                return attemptsByJob.keySet().containsAll(jobs.keySet())
+                        && System.currentTimeMillis() > thawedAt + 5_000;
+            });
+            System.out.printf(
+                    "PAUSE (Kafka): frozen %d ms, jobs %d, records %d, jobs with more than one record %d%n",
+                    thawedAt - frozenAt,
+                    jobs.size(),
+                    attemptsByJob.values().stream().mapToInt(List::size).sum(),
+                    attemptsByJob.values().stream().filter(l -> l.size() > 1).count());
+        }
+        attemptsByJob.forEach((job, attempts) -> {
+            for (int i = 1; i < attempts.size(); i++) {
+                assertThat(attempts.get(i))
+                        .as(
+                                "job %s: hourglass-attempt on the topic, in order %s; executions %s",
+                                job,
+                                attempts,
+                                admin.get("/api/v1/jobs/" + job + "/executions").json())
+                        .isGreaterThan(attempts.get(i - 1));
+            }
+        });
+    }
+
+    private static KafkaConsumer<byte[], byte[]> consumer(String topic) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, "paused-" + UUID.randomUUID());
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p);
+        c.subscribe(List.of(topic));
+        return c;
+    }
+
+    private static void poll(KafkaConsumer<byte[], byte[]> consumer, Map<String, List<Integer>> attemptsByJob) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+            attemptsByJob
+                    .computeIfAbsent(header(r, "hourglass-job-id"), k -> new java.util.ArrayList<>())
+                    .add(Integer.parseInt(header(r, "hourglass-attempt")));
+        }
+    }
+
+    private static String header(ConsumerRecord<byte[], byte[]> r, String name) {
+        return new String(r.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
     }
 }
