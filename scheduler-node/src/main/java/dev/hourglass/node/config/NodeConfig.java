@@ -190,9 +190,12 @@ public class NodeConfig {
         public long tokenCacheMs = 10_000;
         /** How long an unknown token is remembered as unknown (no database read for it meanwhile). */
         public long unknownTokenCacheMs = 5_000;
-        /** Most tokens each of the two token caches holds. */
+        /** Most tokens each of the three token caches (valid, unknown, seen valid) holds. */
         public int tokenCacheSize = 10_000;
-        /** Failed authentications from one client address within failureWindowMs that block it; 0: no limit. */
+        /**
+         * Distinct wrong tokens from one client address within failureWindowMs after which tokens the node
+         * has not seen valid (and the admin token) get 429 from there; 0: no limit (docs/security.md).
+         */
         public int maxFailures = 20;
 
         public long failureWindowMs = 60_000;

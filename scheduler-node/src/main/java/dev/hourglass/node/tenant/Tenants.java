@@ -1,35 +1,46 @@
 package dev.hourglass.node.tenant;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.hourglass.api.ErrorCode;
 import dev.hourglass.api.HourglassException;
 import dev.hourglass.node.job.Names;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Apps, their tokens, and who a bearer token is.
  *
- * <p>Token lookups are cached both ways, keyed by the token's hash, each cache bounded in size
- * (Caffeine): a valid token is trusted for {@code validMs} without reading the token table (a
- * revocation through this node applies at once, through another node within that time); an
- * unknown token is remembered as unknown for {@code unknownMs}, so repeating it costs no database
- * read. A token issued through this node is dropped from the unknown cache as it is issued; one
- * issued through another node cannot be in it, since nobody could present it before it existed.
+ * <p>Token lookups go through {@link TokenLookup}: a valid token is trusted for {@code validMs}
+ * without reading the token table (a revocation through this node applies at once, through another
+ * node within that time); an unknown token is remembered as unknown for {@code unknownMs}, so
+ * repeating it costs no database read; reads of tokens never seen valid share a small lane of
+ * database connections, so a flood of made-up tokens cannot take the API's pool.
  *
- * <p>Failed authentications count against the client address ({@link FailedAuthLimiter}); a
- * blocked address is refused with {@link RateLimitedException} before its token is looked at.
- * A request without any token is not counted: it guesses nothing and reads nothing.
+ * <p>Failed authentications count against the client address ({@link FailedAuthLimiter}). Many
+ * clients may share an address (a NAT, a gateway, a sidecar), so a block refuses only what the
+ * node cannot vouch for without a database read. In order:
+ *
+ * <ol>
+ *   <li>no token: UNAUTHENTICATED, not counted (it guesses nothing and reads nothing);
+ *   <li>a trusted token: served, blocked address or not (no read);
+ *   <li>a token known unknown: UNAUTHENTICATED (no read), counted once per window;
+ *   <li>a token this node has seen valid: read again and served if still valid, blocked address
+ *       or not;
+ *   <li>any other token from a blocked address: RATE_LIMITED, no read. A valid app token is
+ *       refused here only if this node has never seen it valid: without the read the block saves,
+ *       it cannot be told from a guess. The admin token is refused here too, on purpose: an
+ *       operator may choose it (16 characters at least), so guesses at it stay limited, and
+ *       serving it at a blocked address would tell a guesser which guess was right. App tokens
+ *       are 256 random bits: letting a seen-valid one through tells a guesser nothing;
+ *   <li>the admin token: served (compared in constant time, no read);
+ *   <li>any other token: read through the new-token lane (RATE_LIMITED when it has no room in
+ *       time); UNAUTHENTICATED and counted when the database does not know it.
+ * </ol>
  */
 public final class Tenants {
     /**
      * @param validMs how long a valid token is trusted without a database read (0: never cached)
      * @param unknownMs how long an unknown token is remembered as unknown (0: never cached)
-     * @param maxEntries most tokens each of the two caches holds
+     * @param maxEntries most tokens each of the token caches holds
      */
     public record TokenCaching(long validMs, long unknownMs, int maxEntries) {}
 
@@ -37,14 +48,19 @@ public final class Tenants {
     private final String adminToken;
     private final Clock clock;
     private final FailedAuthLimiter failures;
-    /** token hash → app */
-    private final Cache<String, String> validTokens;
-    /** token hashes the database did not know */
-    private final Cache<String, Boolean> unknownTokens;
+    private final TokenLookup tokens;
 
-    /** @throws IllegalArgumentException when {@code adminToken} is null or blank: no caller may be admin by saying nothing */
+    /**
+     * With the default new-token lane ({@link TokenLookup.Lane#DEFAULT}).
+     *
+     * @throws IllegalArgumentException when {@code adminToken} is null or blank: no caller may be admin by saying nothing
+     */
     public Tenants(
             AppRepository apps, String adminToken, Clock clock, TokenCaching caching, FailedAuthLimiter failures) {
+        this(apps, adminToken, clock, new TokenLookup(apps, caching, TokenLookup.Lane.DEFAULT, clock), failures);
+    }
+
+    Tenants(AppRepository apps, String adminToken, Clock clock, TokenLookup tokens, FailedAuthLimiter failures) {
         if (adminToken == null || adminToken.isBlank()) {
             throw new IllegalArgumentException("the admin token must not be empty");
         }
@@ -52,17 +68,7 @@ public final class Tenants {
         this.adminToken = adminToken;
         this.clock = clock;
         this.failures = failures;
-        this.validTokens = cache(caching.validMs(), caching.maxEntries(), clock);
-        this.unknownTokens = cache(caching.unknownMs(), caching.maxEntries(), clock);
-    }
-
-    private static <V> Cache<String, V> cache(long ttlMs, int maxEntries, Clock clock) {
-        return Caffeine.newBuilder()
-                .maximumSize(ttlMs == 0 ? 0 : maxEntries)
-                .expireAfterWrite(Duration.ofMillis(ttlMs))
-                .ticker(() -> TimeUnit.MILLISECONDS.toNanos(clock.millis()))
-                .executor(Runnable::run)
-                .build();
+        this.tokens = tokens;
     }
 
     public record IssuedToken(String app, String tokenId, String token) {}
@@ -70,10 +76,9 @@ public final class Tenants {
     /**
      * The caller behind an {@code Authorization} header value, from a client address (for the
      * failed-authentication limit; null when unknown). UNAUTHENTICATED when there is no valid
-     * token; RATE_LIMITED when the address is blocked.
+     * token; RATE_LIMITED when the token cannot be checked now (see the class comment).
      */
     public Caller authenticate(String authorization, String clientAddress) {
-        requireNotBlocked(clientAddress);
         if (authorization == null || !authorization.startsWith("Bearer ")) {
             throw new HourglassException(ErrorCode.UNAUTHENTICATED, "a bearer token is required");
         }
@@ -86,37 +91,33 @@ public final class Tenants {
      * UNAUTHENTICATED before it is compared with anything.
      */
     public Caller authenticateToken(String token, String clientAddress) {
-        requireNotBlocked(clientAddress);
         if (token == null || token.isBlank()) {
             throw new HourglassException(ErrorCode.UNAUTHENTICATED, "a bearer token is required");
         }
-        if (Tokens.constantTimeEquals(token, adminToken)) {
-            return Caller.asAdmin();
+        String hash = Tokens.hash(token);
+        String app = tokens.trusted(hash);
+        if (app != null) {
+            return Caller.ofApp(app);
         }
-        String app = appOf(Tokens.hash(token));
+        if (tokens.knownUnknown(hash)) {
+            throw notValid(hash, clientAddress);
+        }
+        if (!tokens.seenValid(hash)) {
+            requireNotBlocked(clientAddress);
+            if (Tokens.constantTimeEquals(token, adminToken)) {
+                return Caller.asAdmin();
+            }
+        }
+        app = tokens.read(hash);
         if (app == null) {
-            failures.recordFailure(clientAddress);
-            throw new HourglassException(ErrorCode.UNAUTHENTICATED, "the token is not valid");
+            throw notValid(hash, clientAddress);
         }
         return Caller.ofApp(app);
     }
 
-    /** The app of an unrevoked token hash, or null; through the two caches. */
-    private String appOf(String hash) {
-        String cached = validTokens.getIfPresent(hash);
-        if (cached != null) {
-            return cached;
-        }
-        if (unknownTokens.getIfPresent(hash) != null) {
-            return null;
-        }
-        Optional<String> app = apps.appOfToken(hash);
-        if (app.isEmpty()) {
-            unknownTokens.put(hash, Boolean.TRUE);
-            return null;
-        }
-        validTokens.put(hash, app.get());
-        return app.get();
+    private HourglassException notValid(String hash, String clientAddress) {
+        failures.recordFailure(clientAddress, hash);
+        return new HourglassException(ErrorCode.UNAUTHENTICATED, "the token is not valid");
     }
 
     private void requireNotBlocked(String clientAddress) {
@@ -146,7 +147,7 @@ public final class Tenants {
         String id = Tokens.newTokenId();
         String hash = Tokens.hash(token);
         apps.addToken(app, id, hash, clock.millis());
-        unknownTokens.invalidate(hash); // never shadowed by an earlier miss, however unlikely
+        tokens.issued(hash);
         return new IssuedToken(app, id, token);
     }
 
@@ -154,7 +155,7 @@ public final class Tenants {
         if (!apps.revokeToken(app, tokenId, clock.millis())) {
             throw HourglassException.notFound("token " + tokenId + " of app " + app + " not found");
         }
-        validTokens.invalidateAll(); // keyed by hash, not id: drop it all, it refills on demand
+        tokens.revoked();
     }
 
     public boolean exists(String app) {

@@ -34,8 +34,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Failed authentications are limited per client address on a real node: after the threshold an
- * address gets 429 RATE_LIMITED with {@code Retry-After}, whatever token it sends, while other
- * addresses are served as before. Other client addresses are other loopback addresses
+ * address gets 429 RATE_LIMITED with {@code Retry-After} for every token the node cannot vouch for
+ * without a database read (and for the admin token), while app tokens it has seen valid are still
+ * served there, and other addresses are served as before. Other client addresses are other loopback addresses
  * (127.0.0.2, 127.0.0.3: all of 127/8 is loopback on Linux), reached with a raw HTTP/1.1 request
  * from a socket bound to them. Over Dubbo the peer address counts the same way, and one limit
  * covers both front doors.
@@ -125,7 +126,7 @@ class FailedAuthIT {
         assertThat(limited.json().path("error").path("code").asText()).isEqualTo("RATE_LIMITED");
         assertThat(Long.parseLong(limited.headers().get("retry-after"))).isBetween(1L, 60L);
         assertThat(get(attacker, "/api/v1/jobs", f.appToken).status())
-                .as("a blocked address is refused whatever token it sends")
+                .as("a token this node never saw valid is refused at a blocked address: it cannot be told from a guess")
                 .isEqualTo(429);
 
         assertThat(f.app.get("/api/v1/jobs").status())
@@ -135,6 +136,17 @@ class FailedAuthIT {
         assertThat(get("127.0.0.3", "/api/v1/jobs", "hg_guess-1").status())
                 .as("another address's failures are its own")
                 .isEqualTo(401);
+
+        Raw seen = get(attacker, "/api/v1/jobs", f.appToken);
+        assertThat(seen.status())
+                .as("the same token, seen valid now, at the blocked address: " + seen.body())
+                .isEqualTo(200);
+        assertThat(get(attacker, "/api/v1/jobs", f.admin.token()).status())
+                .as("the admin token at the blocked address: guesses at it stay limited")
+                .isEqualTo(429);
+        assertThat(get(attacker, "/api/v1/jobs", "hg_guess-other").status())
+                .as("still blocked for guesses")
+                .isEqualTo(429);
     }
 
     @Test
@@ -169,8 +181,11 @@ class FailedAuthIT {
             framework.destroy();
         }
         assertThat(f.app.get("/api/v1/jobs").status())
-                .as("HTTP from the same address (127.0.0.1)")
+                .as("HTTP from the same address (127.0.0.1), a token this node never saw valid")
                 .isEqualTo(429);
         assertThat(get("127.0.0.2", "/api/v1/jobs", f.appToken).status()).isEqualTo(200);
+        assertThat(f.app.get("/api/v1/jobs").status())
+                .as("HTTP from the blocked address once the token was seen valid")
+                .isEqualTo(200);
     }
 }
