@@ -541,6 +541,18 @@ public final class LoadBench {
         return out;
     }
 
+    /**
+     * Users send a business key with their jobs (the README tells them to: it makes a resent submit
+     * idempotent), and the node then checks it for uniqueness: every submit here carries one,
+     * unique within the run.
+     */
+    private static String bizKey(long i) {
+        return RUN + "-" + BIZ_KEYS.incrementAndGet() + "-" + i;
+    }
+
+    private static final String RUN = Long.toString(System.currentTimeMillis(), 36);
+    private static final AtomicLong BIZ_KEYS = new AtomicLong();
+
     /** Returns acknowledged, failed, and the nanoseconds it ran. */
     private long[] closedLoop(int clients, int seconds, long delayMs, ConcurrentHistogram micros) {
         AtomicLong acknowledged = new AtomicLong();
@@ -555,8 +567,8 @@ public final class LoadBench {
             Thread t = new Thread(() -> {
                 while (System.nanoTime() < end) {
                     long i = sequence.incrementAndGet();
-                    String body = "{\"service\":\"" + service + "\",\"delayMs\":" + delayMs + ",\"payload\":{\"i\":" + i
-                            + "}}";
+                    String body = "{\"service\":\"" + service + "\",\"delayMs\":" + delayMs + ",\"bizKey\":\""
+                            + bizKey(i) + "\",\"payload\":{\"i\":" + i + "}}";
                     long t0 = System.nanoTime();
                     try {
                         if (http.post(url, token, body) == 201) {
@@ -608,7 +620,9 @@ public final class LoadBench {
                         .append(service)
                         .append("\",\"fireAt\":")
                         .append(fireTime.of(i))
-                        .append(",\"payload\":{\"i\":")
+                        .append(",\"bizKey\":\"")
+                        .append(bizKey(i))
+                        .append("\",\"payload\":{\"i\":")
                         .append(i)
                         .append("}}");
             }
@@ -645,7 +659,8 @@ public final class LoadBench {
                 LockSupport.parkNanos(wait);
             }
             inFlight.acquireUninterruptibly();
-            String body = "{\"service\":\"" + service + "\",\"delayMs\":" + delayMs + ",\"payload\":{\"i\":" + i + "}}";
+            String body = "{\"service\":\"" + service + "\",\"delayMs\":" + delayMs + ",\"bizKey\":\"" + bizKey(i)
+                    + "\",\"payload\":{\"i\":" + i + "}}";
             String url = nodeUrls.get(i % nodeUrls.size()) + "/api/v1/jobs";
             pool.execute(() -> {
                 try {

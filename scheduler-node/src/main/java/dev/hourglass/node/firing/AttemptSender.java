@@ -10,6 +10,7 @@ import dev.hourglass.node.job.AttemptOutcome;
 import dev.hourglass.node.job.Job;
 import dev.hourglass.node.shard.ShardOwnership;
 import java.time.Clock;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -64,6 +65,7 @@ final class AttemptSender {
     private final IntUnaryOperator limitShare;
     private final Consumer<String> claimSlotFreed;
     private final Consumer<AttemptResult> results;
+    private final Consumer<Job> givenBack;
     private final DispatchGates gates = new DispatchGates(this::admitted);
     private final SendFence fence;
     private final Map<Long, PendingSend> inFlight = new ConcurrentHashMap<>();
@@ -74,6 +76,9 @@ final class AttemptSender {
      * @param limitShare this node's share of a cluster-wide {@code maxInFlight}
      * @param claimSlotFreed told (with the service key) whenever an attempt ends or is dropped
      * @param results gets every ended attempt's result, to be written
+     * @param givenBack gets each job whose attempt was given back unsent, once that is written: one
+     *     of a shard still owned is due again and must go back into memory (it is behind the
+     *     loader's cursor, and the catch-up sweep leaves out a service that is full)
      */
     AttemptSender(
             AttemptStore store,
@@ -86,6 +91,7 @@ final class AttemptSender {
             IntUnaryOperator limitShare,
             Consumer<String> claimSlotFreed,
             Consumer<AttemptResult> results,
+            Consumer<Job> givenBack,
             ScheduledExecutorService timer) {
         this.catalog = catalog;
         this.dispatcher = dispatcher;
@@ -95,6 +101,7 @@ final class AttemptSender {
         this.limitShare = limitShare;
         this.claimSlotFreed = claimSlotFreed;
         this.results = results;
+        this.givenBack = givenBack;
         this.timer = timer;
         this.fence = new SendFence(store, nodeId, clock, new SendFence.Verdicts() {
             @Override
@@ -103,9 +110,20 @@ final class AttemptSender {
                 if (maySendNow(send, clock.millis())) {
                     dispatch(send);
                 } else { // lost the shard or its lease, or its deadline came near, during the check
-                    fence.giveBack(send.attempt());
+                    fence.giveBack(send.job());
                     drop(send);
                 }
+            }
+
+            @Override
+            public void givenBack(List<Job> jobs) {
+                jobs.forEach(givenBack);
+            }
+
+            @Override
+            public void notRenewed(PendingSend send) {
+                fence.giveBack(send.job());
+                drop(send);
             }
 
             @Override
@@ -216,7 +234,7 @@ final class AttemptSender {
             if (!kept.contains(job.shard()) && waiting.remove(job.id(), w)) {
                 w.cancelTimer();
                 LOG.debug("job {} attempt {}: shard moved, given back unsent", job.id(), job.attempts());
-                fence.giveBack(w.send.attempt());
+                fence.giveBack(w.send.job());
                 release(w.send);
             }
         }
@@ -228,7 +246,7 @@ final class AttemptSender {
                     "job {} attempt {}: shard moved while at its gate, given back unsent",
                     queued.job().id(),
                     queued.job().attempts());
-            fence.giveBack(queued.attempt());
+            fence.giveBack(queued.job());
             release(queued); // it held no gate slot
         }
     }
@@ -275,16 +293,24 @@ final class AttemptSender {
         return shards.mayFire(job.shard()) && now <= send.deadline() - margin;
     }
 
-    /** Holds a gate slot now: fence, then send. */
+    /**
+     * Holds a gate slot now: fence, then send. One that waited at the gate until little of its
+     * deadline is left gets a fresh one, written with the fence's check: given back instead, it
+     * would be claimed again at the end of the line, and behind a receiver near its timeout it
+     * could go round like that for as long as the service stays full while later jobs are sent.
+     */
     private void admitted(PendingSend send) {
         long now = clock.millis();
         Job job = send.job();
-        if (!maySendNow(send, now)) {
+        if (shards.mayFire(job.shard()) && send.hasWaited() && !maySendNow(send, now)) {
+            send.enter(PendingSend.Stage.AT_FENCE, now);
+            fence.renewAndCheck(send);
+        } else if (!maySendNow(send, now)) {
             LOG.debug(
                     "job {} attempt {}: shard moved, its lease lapsed or deadline near: given back unsent",
                     job.id(),
                     job.attempts());
-            fence.giveBack(send.attempt());
+            fence.giveBack(send.job());
             drop(send);
         } else if (send.hasWaited()) {
             send.enter(PendingSend.Stage.AT_FENCE, now);

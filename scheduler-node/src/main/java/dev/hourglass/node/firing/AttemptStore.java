@@ -61,6 +61,24 @@ public interface AttemptStore {
      */
     int unclaim(Collection<ClaimedAttempt> attempts, String node, long now);
 
+    /**
+     * Attempts this node dropped unsent because their job changed since the claim (canceled, or
+     * taken over by another node): their execution-log rows, which the claim opened, are removed
+     * where nobody closed them, so the log shows no attempt that never left the node. A closed row
+     * (another node timed the attempt out) stays.
+     */
+    void forgetUnsent(Collection<ClaimedAttempt> attempts);
+
+    /**
+     * Attempts that waited at their service's gate until little of their deadline was left: each
+     * still RUNNING under {@code node} with its number gets a fresh deadline ({@code now} + its
+     * timeout), which the timeout sweeps of every node then respect, so it keeps its place in the
+     * gate's line instead of being given back and claimed again at the end of it. Returns the new
+     * deadline of each attempt renewed; one missing was not this node's current attempt any more
+     * (canceled, taken over).
+     */
+    Map<Long, Long> renewDeadlines(Collection<ClaimedAttempt> attempts, String node, long now);
+
     record Claim(List<Job> claimed, List<Long> expired) {}
 
     /** Who may still answer for a RUNNING attempt: the live nodes, and this node since it started. */

@@ -129,9 +129,17 @@ public final class FiringEngine {
                 cluster.limitShare(),
                 capacity::release,
                 writer::submit,
+                job -> loader.admit(new IndexEntry(job.id(), job.fireAt(), job.serviceKey(), job.shard())),
                 sendTimer);
         this.timeoutSweep = new TimeoutSweep(
-                store, catalog, shards, clock, cluster, sender::isInFlight, writer::submit, settings.claimBatch());
+                store,
+                catalog,
+                shards,
+                clock,
+                cluster,
+                (jobId, attempt) -> sender.isInFlight(jobId, attempt) || writer.isPending(jobId, attempt),
+                writer::submit,
+                settings.claimBatch());
         this.ownedBefore = Set.copyOf(shards.current());
         shards.onChange(this::shardsChanged);
     }

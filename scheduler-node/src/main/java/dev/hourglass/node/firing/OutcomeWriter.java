@@ -3,6 +3,7 @@ package dev.hourglass.node.firing;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -15,11 +16,15 @@ import org.slf4j.LoggerFactory;
  * <p>Two kinds of failure, told apart by the store:
  *
  * <ul>
- *   <li>the database is unavailable: the same batch is tried again once a second, for
- *       {@value #MAX_TRIES} tries; a batch that still fails is dropped with an error rather than
- *       block every later result. Dropped results, like results still queued at a crash, are lost
- *       from memory only: their jobs are RUNNING in the database and the timeout sweep delivers them
- *       again with the next attempt number (at least once).
+ *   <li>the database is unavailable or refuses writes (down, read-only during a switchover, a full
+ *       disk): the same batch is tried again once a second for as long as that lasts. A result is
+ *       never dropped: a dropped SUCCESS would leave its job RUNNING, and the timeout sweep would
+ *       deliver it again. Memory stays bounded while the writes fail: results come from the
+ *       deliveries under way when they began (claims are writes too, so no new ones start) and from
+ *       the timeout sweep, which queues at most one result per attempt — it skips an attempt that
+ *       has one {@linkplain #isPending pending} — and a sweep's result for an attempt already
+ *       pending is not queued twice. Only a stop's deadline leaves results unwritten (their jobs
+ *       are RUNNING in the database and are delivered again after their timeout).
  *   <li>the data is refused ({@link PoisonResultException}, e.g. a key the backlog already holds):
  *       the batch is split in halves until the refused result stands alone, so every other result
  *       is written; the refused one is {@linkplain AttemptStore#quarantine quarantined} — its job
@@ -28,7 +33,8 @@ import org.slf4j.LoggerFactory;
  */
 final class OutcomeWriter implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(OutcomeWriter.class);
-    static final int MAX_TRIES = 60;
+    /** While writes fail, one error line per this many failed tries (once a second each). */
+    static final int LOG_EVERY_TRIES = 60;
 
     private final AttemptStore store;
     private final Clock clock;
@@ -36,6 +42,15 @@ final class OutcomeWriter implements Runnable {
     private final Consumer<List<AttemptResult>> afterWrite;
     private final FiringListener listener;
     private final LinkedBlockingQueue<AttemptResult> queue = new LinkedBlockingQueue<>();
+    /** Attempts with a result queued or being written, and how many results each has there. */
+    private final ConcurrentHashMap<AttemptKey, Integer> pending = new ConcurrentHashMap<>();
+
+    private record AttemptKey(long jobId, int attempt) {
+        static AttemptKey of(AttemptResult r) {
+            return new AttemptKey(r.jobId(), r.attempt());
+        }
+    }
+
     private volatile boolean running = true;
     private volatile long stopBy = Long.MAX_VALUE;
 
@@ -52,12 +67,45 @@ final class OutcomeWriter implements Runnable {
         this.afterWrite = afterWrite;
     }
 
+    /**
+     * Queues a result. A result decided from a read of the job (the timeout sweep's: it carries the
+     * version it read) is not queued when its attempt already has one pending: the first result of
+     * an attempt is the one applied, and a sweep that runs every second while writes fail would
+     * otherwise queue the same TIMEOUTs again and again.
+     */
     void submit(AttemptResult result) {
+        AttemptKey key = AttemptKey.of(result);
+        if (result.readVersion() != null) {
+            boolean[] queued = {false};
+            pending.compute(key, (k, n) -> {
+                if (n != null) {
+                    return n;
+                }
+                queued[0] = true;
+                return 1;
+            });
+            if (!queued[0]) {
+                return;
+            }
+        } else {
+            pending.merge(key, 1, Integer::sum);
+        }
         queue.add(result);
+    }
+
+    /** Whether the attempt has a result queued or being written. */
+    boolean isPending(long jobId, int attempt) {
+        return pending.containsKey(new AttemptKey(jobId, attempt));
     }
 
     int pending() {
         return queue.size();
+    }
+
+    private void done(List<AttemptResult> batch) {
+        for (AttemptResult r : batch) {
+            pending.computeIfPresent(AttemptKey.of(r), (k, n) -> n == 1 ? null : n - 1);
+        }
     }
 
     @Override
@@ -75,7 +123,11 @@ final class OutcomeWriter implements Runnable {
                     queue.drainTo(batch, batchSize - 1);
                 }
                 write(batch);
+                done(batch);
                 batch = new ArrayList<>(batchSize);
+                if (tries > 0) {
+                    LOG.info("attempt results are written again after {} failed tries", tries);
+                }
                 tries = 0;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -89,18 +141,13 @@ final class OutcomeWriter implements Runnable {
                             e.toString());
                     return;
                 }
-                if (++tries >= MAX_TRIES) {
+                if (tries++ % LOG_EVERY_TRIES == 0) {
                     LOG.error(
-                            "dropping {} attempt results after {} failed writes; their jobs are delivered again"
-                                    + " after their timeout: {}",
+                            "writing {} attempt results failed ({} more queued); retrying every second: {}",
                             batch.size(),
-                            tries,
+                            queue.size(),
                             e.toString());
-                    batch = new ArrayList<>(batchSize);
-                    tries = 0;
-                    continue;
                 }
-                LOG.error("writing {} attempt results failed; retrying in 1 s: {}", batch.size(), e.toString());
                 if (!sleepQuietly(
                         running ? 1_000 : Math.max(0, Math.min(1_000, stopBy - System.currentTimeMillis())))) {
                     return;

@@ -28,12 +28,15 @@ final class PendingSend {
     private volatile Stage stage = Stage.WAITING_FOR_FIRE_TIME;
     private volatile long stageSince;
     private volatile boolean warnedStuck;
+    /** The attempt's deadline: its claim's, or a later one its renewal wrote (see the gate). */
+    private volatile long deadline;
     /** Set when sent: completed by the dispatcher's answer, or by the sender giving up on it. */
     private volatile CompletableFuture<DeliveryResult> outcome;
 
     PendingSend(Job job, long sendAt) {
         this.job = job;
         this.sendAt = sendAt;
+        this.deadline = job.dueAt();
     }
 
     Job job() {
@@ -45,7 +48,12 @@ final class PendingSend {
     }
 
     long deadline() {
-        return job.dueAt();
+        return deadline;
+    }
+
+    /** The database holds a later deadline for this attempt now. */
+    void renewed(long newDeadline) {
+        deadline = newDeadline;
     }
 
     void waited() {

@@ -1,5 +1,6 @@
 package dev.hourglass.node.firing;
 
+import dev.hourglass.node.job.Job;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,12 +28,21 @@ final class SendFence implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(SendFence.class);
     private static final int MAX_ROUND = 1_000;
 
-    /** What the fence found. Called on the fence's thread: must be quick. */
+    /** What the fence found and did. Called on the fence's thread: must be quick. */
     interface Verdicts {
         void current(PendingSend send);
 
         void superseded(PendingSend send);
+
+        /** These jobs' unsent attempts were given back (those still this node's are DELAYED again). */
+        void givenBack(List<Job> jobs);
+
+        /** The attempt's deadline could not be renewed (the database failed): it is not to be sent. */
+        void notRenewed(PendingSend send);
     }
+
+    /** A claimed attempt to give back unsent. */
+    private record GiveBack(Job job) {}
 
     private final AttemptStore store;
     private final String nodeId;
@@ -52,8 +62,20 @@ final class SendFence implements Runnable {
         requests.add(send);
     }
 
-    void giveBack(AttemptStore.ClaimedAttempt attempt) {
-        requests.add(attempt);
+    /**
+     * Checks the attempt like {@link #check} and, if it is still this node's, writes it a fresh
+     * deadline first ({@link AttemptStore#renewDeadlines}): it waited at its gate until little of
+     * its deadline was left.
+     */
+    void renewAndCheck(PendingSend send) {
+        requests.add(new Renewal(send));
+    }
+
+    /** An attempt to renew before its check. */
+    private record Renewal(PendingSend send) {}
+
+    void giveBack(Job claimed) {
+        requests.add(new GiveBack(claimed));
     }
 
     /** Finishes the requests queued so far, then ends the thread. */
@@ -86,23 +108,76 @@ final class SendFence implements Runnable {
 
     private void handle(List<Object> round) {
         List<PendingSend> checks = new ArrayList<>();
-        List<AttemptStore.ClaimedAttempt> giveBacks = new ArrayList<>();
+        List<Job> giveBacks = new ArrayList<>();
+        List<PendingSend> renewals = new ArrayList<>();
         for (Object r : round) {
             if (r instanceof PendingSend s) {
                 checks.add(s);
+            } else if (r instanceof Renewal renewal) {
+                renewals.add(renewal.send());
             } else {
-                giveBacks.add((AttemptStore.ClaimedAttempt) r);
+                giveBacks.add(((GiveBack) r).job());
             }
+        }
+        if (!renewals.isEmpty()) {
+            renew(renewals);
         }
         if (!checks.isEmpty()) {
             judge(checks);
         }
         if (!giveBacks.isEmpty()) {
             try {
-                store.unclaim(giveBacks, nodeId, clock.millis());
+                store.unclaim(
+                        giveBacks.stream()
+                                .map(j -> new AttemptStore.ClaimedAttempt(j.id(), j.attempts()))
+                                .toList(),
+                        nodeId,
+                        clock.millis());
             } catch (RuntimeException e) {
                 // they stay RUNNING under this node and are delivered again after their deadline
                 LOG.warn("giving back {} unsent attempts failed: {}", giveBacks.size(), e.toString());
+                return;
+            }
+            verdicts.givenBack(giveBacks);
+        }
+    }
+
+    /** A renewed attempt is current (the update was conditional on it); one not renewed is not. */
+    private void renew(List<PendingSend> renewals) {
+        Map<Long, Long> renewed;
+        try {
+            renewed = store.renewDeadlines(
+                    renewals.stream().map(PendingSend::attempt).toList(), nodeId, clock.millis());
+        } catch (RuntimeException e) {
+            // not sent with its deadline this near: given back, as before there were renewals
+            LOG.warn(
+                    "could not renew {} attempts near their deadline; giving them back: {}",
+                    renewals.size(),
+                    e.toString());
+            renewals.forEach(verdicts::notRenewed);
+            return;
+        }
+        List<AttemptStore.ClaimedAttempt> superseded = new ArrayList<>();
+        for (PendingSend s : renewals) {
+            Long deadline = renewed.get(s.job().id());
+            if (deadline != null) {
+                s.renewed(deadline);
+                verdicts.current(s);
+            } else {
+                verdicts.superseded(s);
+                superseded.add(s.attempt());
+            }
+        }
+        forget(superseded);
+    }
+
+    private void forget(List<AttemptStore.ClaimedAttempt> superseded) {
+        if (!superseded.isEmpty()) {
+            try {
+                store.forgetUnsent(superseded);
+            } catch (RuntimeException e) {
+                // the log keeps their claimed rows open: they read as claimed, never as ended
+                LOG.warn("removing the log rows of {} attempts not sent failed: {}", superseded.size(), e.toString());
             }
         }
     }
@@ -117,13 +192,16 @@ final class SendFence implements Runnable {
             checks.forEach(verdicts::current);
             return;
         }
+        List<AttemptStore.ClaimedAttempt> superseded = new ArrayList<>();
         for (PendingSend s : checks) {
             Integer attempt = running.get(s.job().id());
             if (attempt != null && attempt == s.job().attempts()) {
                 verdicts.current(s);
             } else {
                 verdicts.superseded(s);
+                superseded.add(s.attempt());
             }
         }
+        forget(superseded);
     }
 }

@@ -2,10 +2,12 @@ package dev.hourglass.node.firing;
 
 import dev.hourglass.node.timeindex.IndexEntry;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.ToIntFunction;
@@ -19,7 +21,9 @@ import java.util.function.ToIntFunction;
  * <p>A due job whose service is full is parked here, out of the fire-time index, instead of being
  * put back and polled again every few milliseconds: under a burst that would spin the firing
  * thread over the same thousands of entries. Parked jobs go back to the index in chunks (a quarter
- * of the service's capacity) as its deliveries end, so the next claim is a batch, not a trickle.
+ * of the service's capacity) as its deliveries end, so the next claim is a batch, not a trickle,
+ * and in due order: a job that comes back late (given back unsent, found by the catch-up sweep)
+ * goes before the later jobs parked meanwhile instead of behind all of them.
  * The database is untouched by parking: a parked job is still DELAYED and due. A job is parked at
  * most once (a second offer of it — the catch-up sweep reading it again — replaces nothing), and
  * the services with parked jobs are {@linkplain #saturated() named}, so the catch-up sweep does not
@@ -28,9 +32,25 @@ import java.util.function.ToIntFunction;
  * <p>Thread-safe: per-service state is guarded by its own lock; re-offers run outside it.
  */
 final class ServiceCapacity {
+    /** Parked jobs go back in due order: the oldest first, however late it was parked. */
+    private static final Comparator<IndexEntry> DUE_ORDER =
+            Comparator.comparingLong(IndexEntry::dueAt).thenComparingLong(IndexEntry::jobId);
+
     private static final class Slots {
         int claimed;
-        final LinkedHashMap<Long, IndexEntry> parked = new LinkedHashMap<>();
+        final Map<Long, IndexEntry> parked = new HashMap<>();
+        final TreeSet<IndexEntry> parkedByDue = new TreeSet<>(DUE_ORDER);
+
+        void park(IndexEntry e) {
+            parked.put(e.jobId(), e);
+            parkedByDue.add(e);
+        }
+
+        IndexEntry unparkFirst() {
+            IndexEntry e = parkedByDue.pollFirst();
+            parked.remove(e.jobId());
+            return e;
+        }
     }
 
     private final Map<String, Slots> byService = new ConcurrentHashMap<>();
@@ -60,7 +80,7 @@ final class ServiceCapacity {
                     s.claimed++;
                     ready.add(e);
                 } else {
-                    s.parked.put(e.jobId(), e);
+                    s.park(e);
                 }
             }
         }
@@ -92,10 +112,8 @@ final class ServiceCapacity {
             int chunk = Math.min(s.parked.size(), Math.max(1, cap / 4));
             if (chunk > 0 && free >= chunk) {
                 back = new ArrayList<>(free);
-                var it = s.parked.values().iterator();
-                while (back.size() < free && it.hasNext()) {
-                    back.add(it.next());
-                    it.remove();
+                while (back.size() < free && !s.parked.isEmpty()) {
+                    back.add(s.unparkFirst());
                 }
             }
         }
@@ -109,6 +127,7 @@ final class ServiceCapacity {
         for (Slots s : byService.values()) {
             synchronized (s) {
                 s.parked.values().removeIf(e -> !kept.contains(e.shard()));
+                s.parkedByDue.removeIf(e -> !kept.contains(e.shard()));
             }
         }
     }

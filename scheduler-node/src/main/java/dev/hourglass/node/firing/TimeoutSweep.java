@@ -49,7 +49,7 @@ final class TimeoutSweep implements Runnable {
     private final Supplier<Set<String>> liveNodes;
     private final String nodeId;
     private final long startedAt;
-    private final BiPredicate<Long, Integer> deliveringHere;
+    private final BiPredicate<Long, Integer> answeredHere;
     private final Consumer<AttemptResult> results;
     private final int limit;
     private volatile long watchOrphansUntil;
@@ -60,7 +60,7 @@ final class TimeoutSweep implements Runnable {
             ShardOwnership shards,
             Clock clock,
             ClusterContext cluster,
-            BiPredicate<Long, Integer> deliveringHere,
+            BiPredicate<Long, Integer> answeredHere,
             Consumer<AttemptResult> results,
             int limit) {
         this.store = store;
@@ -70,7 +70,7 @@ final class TimeoutSweep implements Runnable {
         this.liveNodes = cluster.liveNodes();
         this.nodeId = cluster.nodeId();
         this.startedAt = clock.millis();
-        this.deliveringHere = deliveringHere;
+        this.answeredHere = answeredHere;
         this.results = results;
         this.limit = limit;
         this.watchOrphansUntil = startedAt + ORPHAN_WATCH_MS;
@@ -107,8 +107,8 @@ final class TimeoutSweep implements Runnable {
     }
 
     private void end(Job job, long now, Set<String> live) {
-        if (deliveringHere.test(job.id(), job.attempts())) {
-            return; // our own delivery is still under way and will report
+        if (answeredHere.test(job.id(), job.attempts())) {
+            return; // our own delivery is under way and will report, or its result waits to be written
         }
         Optional<ServiceDefinition> service = catalog.find(job.app(), job.service());
         if (job.dueAt() <= now) {

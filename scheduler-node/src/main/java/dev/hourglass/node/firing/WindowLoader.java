@@ -33,7 +33,12 @@ import org.slf4j.LoggerFactory;
  * write, an earlier crash). It leaves out the services whose due jobs memory holds more of than
  * they can take (see {@link ServiceCapacity#saturated}): otherwise one service's backlog of
  * thousands of overdue jobs, parked in memory behind a slow receiver, would fill every sweep's
- * page and hide another service's missed job for as long as the backlog lasts.
+ * page and hide another service's missed job for as long as the backlog lasts. For those services
+ * it reads instead each shard's {@value #OLDEST_OVERDUE_PER_SHARD} oldest overdue jobs: a job of a
+ * full service that is not in memory (given back unsent while it waited at the service's gate, or
+ * made due again through another node) would otherwise wait, however overdue, until the service
+ * is no longer full, while the later jobs held in memory fire — under a steady overload, until it
+ * expires.
  *
  * <p>Thread-safety: {@code extend} and {@code catchUp} run one at a time (the loader's lock, held
  * across their reads); cursor updates take a second lock that is never held across I/O, so
@@ -43,6 +48,12 @@ public final class WindowLoader {
     private static final Logger LOG = LoggerFactory.getLogger(WindowLoader.class);
     /** At most this many saturated services are left out of a catch-up read (their SQL grows). */
     static final int MAX_SKIPPED_SERVICES = 50;
+    /**
+     * Per shard, how many of its oldest overdue jobs the catch-up sweep reads for the services it
+     * otherwise leaves out: enough to find the few that fell out of memory (given back unsent, or
+     * made due again by another node) without reading a saturated service's whole backlog.
+     */
+    static final int OLDEST_OVERDUE_PER_SHARD = 4;
 
     private final AttemptStore store;
     private final FireTimeIndex index;
@@ -199,7 +210,16 @@ public final class WindowLoader {
         Map<Integer, Cursor> fromStart = new HashMap<>();
         owned.forEach(s -> fromStart.put(s, Cursor.START));
         int perShard = Math.max(32, settings.claimBatch() * 4 / owned.size());
-        List<IndexEntry> due = store.loadDue(new DuePage(fromStart, until, perShard, saturatedServices.get()));
+        Set<String> saturated = saturatedServices.get();
+        List<IndexEntry> due = new ArrayList<>(store.loadDue(new DuePage(fromStart, until, perShard, saturated)));
+        if (!saturated.isEmpty()) {
+            for (IndexEntry e :
+                    store.loadDue(new DuePage(fromStart, clock.millis() + 1, OLDEST_OVERDUE_PER_SHARD, Set.of()))) {
+                if (saturated.contains(e.serviceKey())) {
+                    due.add(e);
+                }
+            }
+        }
         int added = 0;
         for (IndexEntry e : due) {
             if (heldOutside.test(e)) {

@@ -2,6 +2,7 @@ package dev.hourglass.node.job;
 
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.LongSupplier;
 
 /**
  * Storage port for the management state changes. Each is one conditional update: it applies only
@@ -18,8 +19,12 @@ public interface JobMutations {
     Optional<Job> reschedule(
             long id, String app, Long fireAt, Integer shard, String payload, Map<String, String> attributes, long now);
 
-    /** DELAYED or RUNNING to CANCELED (into the backlog). */
-    Optional<Job> cancel(long id, String app, long now);
+    /**
+     * DELAYED or RUNNING to CANCELED (into the backlog). The cancel's time is read from {@code now}
+     * once the job is locked, so an attempt the owner sent while the cancel waited for the lock
+     * (its claim held it) shows in the log as sent before the cancel, as it was.
+     */
+    Optional<Job> cancel(long id, String app, LongSupplier now);
 
     /**
      * FAILED, CANCELED or EXPIRED back to DELAYED at {@code fireAt} in shard {@code shard}, with a

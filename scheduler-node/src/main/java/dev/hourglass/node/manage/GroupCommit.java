@@ -3,6 +3,7 @@ package dev.hourglass.node.manage;
 import dev.hourglass.node.job.Job;
 import dev.hourglass.node.job.JobRepository.Inserted;
 import dev.hourglass.node.job.StoreContendedException;
+import dev.hourglass.node.job.StoreOutcomeUnknownException;
 import dev.hourglass.node.job.StoreUnavailableException;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,6 +40,10 @@ import org.slf4j.LoggerFactory;
  *       stalled server cannot hold a writer for a statement timeout per job.
  *   <li>Retrying job by job stops at a database that turns out unreachable: the rest of the group
  *       gets that error at once.
+ *   <li>A group whose commit lost its connection was read back by the store: stored, every caller
+ *       gets its job; not stored, every caller gets UNAVAILABLE; not known (the database stayed
+ *       away), every caller gets {@link StoreOutcomeUnknownException}, and the group is not
+ *       written again: it may be stored.
  * </ul>
  *
  * Thread-safe. {@link #close()} writes what is queued, then stops; a submit after that is written
@@ -171,7 +176,8 @@ public final class GroupCommit implements AutoCloseable {
                     group.size(),
                     e.getMessage());
             writeAfterContention(group);
-        } catch (StoreUnavailableException e) {
+        } catch (StoreUnavailableException | StoreOutcomeUnknownException e) {
+            // the second: the group may be stored, so writing it again could store it twice
             group.forEach(p -> p.answer().completeExceptionally(e));
         } catch (RuntimeException e) {
             if (group.size() == 1) {
@@ -198,7 +204,8 @@ public final class GroupCommit implements AutoCloseable {
         if (!unkeyed.isEmpty()) {
             try {
                 answer(unkeyed, store.apply(unkeyed.stream().map(Pending::job).toList()));
-            } catch (StoreUnavailableException e) { // contended as well: the server itself is stalled
+            } catch (StoreUnavailableException | StoreOutcomeUnknownException e) {
+                // contended as well (the server itself is stalled), or the outcome is not known
                 group.forEach(p -> p.answer().completeExceptionally(e));
                 return;
             } catch (RuntimeException e) {
@@ -225,7 +232,7 @@ public final class GroupCommit implements AutoCloseable {
                             .forEach(rest -> rest.answer().completeExceptionally(e));
                     return;
                 }
-            } catch (StoreUnavailableException e) {
+            } catch (StoreUnavailableException | StoreOutcomeUnknownException e) {
                 jobs.subList(i, jobs.size()).forEach(rest -> rest.answer().completeExceptionally(e));
                 return;
             } catch (RuntimeException e) {

@@ -19,6 +19,7 @@ import dev.hourglass.node.job.JobPage;
 import dev.hourglass.node.job.JobQuery;
 import dev.hourglass.node.job.JobRepository;
 import dev.hourglass.node.job.Names;
+import dev.hourglass.node.job.StoreOutcomeUnknownException;
 import dev.hourglass.node.job.Times;
 import dev.hourglass.node.shard.ShardOwnership;
 import dev.hourglass.node.shard.ShardPlacement;
@@ -31,6 +32,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The job operations of the API, the same for HTTP and Dubbo: validates input (a bad input is a
@@ -38,6 +41,7 @@ import java.util.Optional;
  * soon so they fire on time. Thread-safe.
  */
 public final class JobManager {
+    private static final Logger LOG = LoggerFactory.getLogger(JobManager.class);
     private final JobRepository jobs;
     private final JobMutations mutations;
     private final ServiceCatalog catalog;
@@ -86,11 +90,28 @@ public final class JobManager {
     /** Submits one job; with a bizKey the app already used, returns that job and {@code created == false}. */
     public JobRepository.Inserted submit(String app, JobSubmission submission) {
         Job job = newJob(app, submission, clock.millis());
-        JobRepository.Inserted inserted = submits.insert(job); // with the other submits of the moment
+        JobRepository.Inserted inserted;
+        try {
+            inserted = submits.insert(job); // with the other submits of the moment
+        } catch (StoreOutcomeUnknownException e) {
+            throw outcomeUnknown(e);
+        }
         if (inserted.created()) {
             engine.admit(inserted.job());
         }
         return inserted;
+    }
+
+    /**
+     * Not UNAVAILABLE, which tells a client that nothing was stored and it may send the job again:
+     * this one may be stored (docs/api.md, "Errors").
+     */
+    private static HourglassException outcomeUnknown(StoreOutcomeUnknownException e) {
+        LOG.error("submit outcome unknown: {}", e.getMessage());
+        return new HourglassException(
+                ErrorCode.INTERNAL,
+                "the database went away while the job was being stored and did not come back to say whether it"
+                        + " was: look it up by its bizKey before sending it again");
     }
 
     /** One answer of a batch submit: the job (new or, for a known bizKey, existing) or its error. */
@@ -128,7 +149,12 @@ public final class JobManager {
                 results[i] = new BatchOutcome(null, e);
             }
         }
-        List<JobRepository.Inserted> inserted = jobs.insertAll(valid, this::withFreshId);
+        List<JobRepository.Inserted> inserted;
+        try {
+            inserted = jobs.insertAll(valid, this::withFreshId);
+        } catch (StoreOutcomeUnknownException e) {
+            throw outcomeUnknown(e);
+        }
         for (int k = 0; k < inserted.size(); k++) {
             JobRepository.Inserted in = inserted.get(k);
             if (in.created()) {
@@ -275,7 +301,7 @@ public final class JobManager {
 
     public Job cancel(Caller caller, long id) {
         Job job = mutations
-                .cancel(id, caller.scope(), clock.millis())
+                .cancel(id, caller.scope(), clock::millis)
                 .orElseThrow(() -> notChangeable(caller, id, "canceled"));
         engine.forget(id);
         return job;

@@ -8,6 +8,7 @@ import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.CallbackReceiver;
 import dev.hourglass.node.testing.CallbackReceiver.Reply;
 import dev.hourglass.node.testing.InProcessCluster;
+import dev.hourglass.node.testing.NodeFixture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -138,6 +139,29 @@ class CancelFenceIT {
             assertThat(viaA.get("/api/v1/jobs/" + id).json().get("state").asText())
                     .isEqualTo("CANCELED");
         }
+        // the log tells the truth: no attempt for a job whose attempt never left; for one whose
+        // cancel came while its attempt was leaving, the attempt, sent before the cancel
+        int sentBeforeTheCancel = 0;
+        for (String id : ids) {
+            JsonNode job = viaA.get("/api/v1/jobs/" + id).json();
+            if (!job.get("state").asText().equals("CANCELED")) {
+                continue;
+            }
+            JsonNode executions =
+                    viaA.get("/api/v1/jobs/" + id + "/executions").json().get("items");
+            if (receiver.receivedFor(id).isEmpty()) {
+                assertThat(executions)
+                        .as("job %s was never sent: %s", id, executions)
+                        .isEmpty();
+            } else {
+                sentBeforeTheCancel++;
+                assertThat(executions).as("job %s: %s", id, executions).hasSize(1);
+                assertThat(NodeFixture.epochMs(executions.get(0).get("firedAt")))
+                        .as("job %s was sent before its cancel committed: %s %s", id, job, executions)
+                        .isLessThanOrEqualTo(NodeFixture.epochMs(job.get("updatedAt")));
+            }
+        }
+        System.out.printf("CANCEL FENCE: %d canceled jobs sent before their cancel committed%n", sentBeforeTheCancel);
     }
 
     @Test

@@ -23,6 +23,11 @@ final class FakeJobStore implements AttemptStore {
     final List<AttemptResult> results = new CopyOnWriteArrayList<>();
     final List<AttemptResult> quarantined = new CopyOnWriteArrayList<>();
     final List<ClaimedAttempt> givenBack = new CopyOnWriteArrayList<>();
+    /** Attempts the fence dropped as no longer this node's: their log rows removed. */
+    final List<ClaimedAttempt> forgotten = new CopyOnWriteArrayList<>();
+    /** Attempts whose deadline was renewed at their gate. */
+    final List<ClaimedAttempt> renewals = new CopyOnWriteArrayList<>();
+
     final AtomicInteger fenceChecks = new AtomicInteger();
     /** How many reads of due jobs (loader, catch-up) covered each shard. */
     final Map<Integer, AtomicInteger> reads = new ConcurrentHashMap<>();
@@ -32,6 +37,8 @@ final class FakeJobStore implements AttemptStore {
     volatile Runnable duringFenceCheck = () -> {};
 
     final AtomicInteger claims = new AtomicInteger();
+    /** Results are refused as a read-only database refuses them (not bad data: retried). */
+    volatile boolean refuseWrites;
     /** Results of these jobs are refused as bad data (a poison row). */
     final java.util.Set<Long> poison = ConcurrentHashMap.newKeySet();
 
@@ -130,6 +137,9 @@ final class FakeJobStore implements AttemptStore {
 
     @Override
     public synchronized void record(List<AttemptResult> written, long now) {
+        if (refuseWrites) {
+            throw new IllegalStateException("the database is read-only");
+        }
         for (AttemptResult r : written) {
             if (poison.contains(r.jobId())) {
                 throw new PoisonResultException("job " + r.jobId() + " refused", null);
@@ -218,6 +228,31 @@ final class FakeJobStore implements AttemptStore {
             }
         }
         return out;
+    }
+
+    @Override
+    public void forgetUnsent(Collection<ClaimedAttempt> attempts) {
+        forgotten.addAll(attempts);
+    }
+
+    @Override
+    public synchronized Map<Long, Long> renewDeadlines(Collection<ClaimedAttempt> attempts, String node, long now) {
+        Map<Long, Long> renewed = new HashMap<>();
+        for (ClaimedAttempt a : attempts) {
+            Job j = jobs.get(a.jobId());
+            if (j != null
+                    && j.state() == JobState.RUNNING
+                    && j.attempts() == a.attempt()
+                    && node.equals(j.ownerNode())) {
+                long deadline = now + j.timeoutMs();
+                jobs.put(
+                        a.jobId(),
+                        with(j, JobState.RUNNING, j.fireAt(), deadline, j.attempts(), j.maxAttempts(), node, now));
+                renewed.put(a.jobId(), deadline);
+                renewals.add(a);
+            }
+        }
+        return renewed;
     }
 
     @Override

@@ -137,6 +137,9 @@ class FiringEngineFenceTest {
         awaitPast(fireAt + 300);
         assertThat(delivered).isEmpty();
         assertThat(store.fenceChecks.get()).isPositive();
+        assertThat(store.forgotten)
+                .as("its log row, opened by the claim, is removed: it never left")
+                .containsExactly(new AttemptStore.ClaimedAttempt(1, 1));
         assertThat(engine.inFlight()).isZero();
     }
 
@@ -280,6 +283,35 @@ class FiringEngineFenceTest {
     }
 
     @Test
+    void anAttemptThatWaitedAtItsGateUntilItsDeadlineNearedIsRenewedAndSentInItsTurn() {
+        // timeout 1 s (margin 500 ms); the receiver holds job 1 for 700 ms while job 2 waits at
+        // the gate (maxInFlight 1). Given back, job 2 would be claimed again at the end of the line
+        long now = System.currentTimeMillis();
+        store.jobs.put(1L, FakeJobStore.job(1, JobState.DELAYED, now, now, 0, 5, null, 1_000, 0));
+        store.jobs.put(2L, FakeJobStore.job(2, JobState.DELAYED, now + 1, now + 1, 0, 5, null, 1_000, 0));
+        start(
+                service(1),
+                d -> d.job().id() == 1
+                        ? CompletableFuture.supplyAsync(
+                                () -> DeliveryResult.success(null),
+                                CompletableFuture.delayedExecutor(700, java.util.concurrent.TimeUnit.MILLISECONDS))
+                        : ok(d));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> state(1) == JobState.FINISHED && state(2) == JobState.FINISHED);
+        assertThat(store.renewals).containsExactly(new AttemptStore.ClaimedAttempt(2, 1));
+        assertThat(store.givenBack).as("kept its place in line").isEmpty();
+        assertThat(delivered).extracting(d -> d.job().id()).containsExactly(1L, 2L);
+        Delivery second = delivered.get(1);
+        assertThat(store.results.stream()
+                        .filter(r -> r.jobId() == 2)
+                        .findFirst()
+                        .orElseThrow()
+                        .attempt())
+                .isEqualTo(1);
+        assertThat(second.firedAt()).isGreaterThanOrEqualTo(delivered.get(0).firedAt() + 600);
+    }
+
+    @Test
     void anAttemptWhoseDeadlineCameNearDuringTheDatabaseCheckIsGivenBackUnsent() {
         // timeout 1 s: the margin is half of it. Claimed ahead, so it passes the database check
         // at its fire time; that check takes 600 ms (a rebalance's contention), leaving 400 ms of
@@ -316,6 +348,40 @@ class FiringEngineFenceTest {
         assertThat(written.message()).contains("no answer before node n1 stopped", "may still complete it");
         assertThat(state(1)).as("retried by whoever owns it next").isEqualTo(JobState.DELAYED);
         assertThat(store.jobs.get(1L).attempts()).isEqualTo(1);
+    }
+
+    @Test
+    void whileWritesAreRefusedTheTimeoutSweepQueuesOneResultPerAttemptAndEachIsWrittenOnceTheyAreBack() {
+        // a read-only database (a switchover, a full disk): reads work, writes fail. 500 attempts of
+        // another live node are past their deadline; the sweep (every 100 ms) finds them each time
+        long past = System.currentTimeMillis() - 10_000;
+        for (long id = 1; id <= 500; id++) {
+            store.jobs.put(id, FakeJobStore.job(id, JobState.RUNNING, past, past + 5_000, 1, 5, "n2", 5_000, 0));
+        }
+        store.refuseWrites = true;
+        start(service(10), FiringEngineFenceTest::ok);
+        int mostQueued = 0;
+        long until = System.currentTimeMillis() + 3_000; // some 30 sweeps
+        while (System.currentTimeMillis() < until) {
+            mostQueued = Math.max(mostQueued, engine.pendingResults());
+            sleep(20);
+        }
+        assertThat(store.results).as("nothing written while writes are refused").isEmpty();
+        assertThat(mostQueued).as("queued at most one result per attempt").isBetween(1, 500);
+
+        store.refuseWrites = false;
+        // each timed-out attempt is retried (attempt 2, delivered at once): wait for those to end
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> store.jobs.values().stream().allMatch(j -> j.state() == JobState.FINISHED));
+        List<AttemptResult> timeouts = store.results.stream()
+                .filter(r -> r.outcome() == AttemptOutcome.TIMEOUT)
+                .toList();
+        assertThat(timeouts)
+                .as("one TIMEOUT per stale attempt, none dropped, none twice")
+                .hasSize(500)
+                .allSatisfy(r -> assertThat(r.attempt()).isEqualTo(1));
+        assertThat(timeouts.stream().map(AttemptResult::jobId).distinct()).hasSize(500);
+        assertThat(engine.pendingResults()).isZero();
     }
 
     private static void sleep(long ms) {

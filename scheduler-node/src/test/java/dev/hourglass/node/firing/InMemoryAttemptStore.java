@@ -61,4 +61,14 @@ final class InMemoryAttemptStore implements AttemptStore {
     public int unclaim(Collection<ClaimedAttempt> attempts, String node, long now) {
         return 0;
     }
+
+    @Override
+    public void forgetUnsent(Collection<ClaimedAttempt> attempts) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Map<Long, Long> renewDeadlines(Collection<ClaimedAttempt> attempts, String node, long now) {
+        throw new UnsupportedOperationException();
+    }
 }

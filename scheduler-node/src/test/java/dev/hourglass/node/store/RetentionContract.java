@@ -126,7 +126,7 @@ public abstract class RetentionContract {
         Job canceledWhileRunning = job(OLD, "order-2");
         jobs.insert(canceledWhileRunning); // takes its bizKey in hg_biz_key
         attempts.claim(List.of(canceledWhileRunning.id()), "n1", OLD, OLD);
-        mutations.cancel(canceledWhileRunning.id(), APP, OLD + 1);
+        mutations.cancel(canceledWhileRunning.id(), APP, () -> OLD + 1);
         Job endedRecently = ended(RECENT, "order-3");
         Job live = job(RECENT + 60_000, "order-4");
         jobs.insert(live);

@@ -400,9 +400,9 @@ public abstract class StorageContract {
         assertThat(mutations.revive(j.id(), app, T0, 8, T0))
                 .as("a DELAYED job cannot be revived")
                 .isEmpty();
-        Job canceled = mutations.cancel(j.id(), app, T0).orElseThrow();
+        Job canceled = mutations.cancel(j.id(), app, () -> T0).orElseThrow();
         assertThat(canceled.state()).isEqualTo(JobState.CANCELED);
-        assertThat(mutations.cancel(j.id(), app, T0)).isEmpty();
+        assertThat(mutations.cancel(j.id(), app, () -> T0)).isEmpty();
         assertThat(mutations.reschedule(j.id(), app, T0 + 1, null, null, null, T0))
                 .isEmpty();
         Job revived = mutations.revive(j.id(), app, T0 + 5, 9, T0 + 1).orElseThrow();
@@ -414,11 +414,53 @@ public abstract class StorageContract {
     }
 
     @Test
+    void anAttemptsDeadlineIsRenewedOnlyWhileItIsTheNodesCurrentAttempt() {
+        Job j = job(T0, null, 12);
+        jobs.insert(j);
+        attempts.claim(List.of(j.id()), "n1", T0, T0);
+        long timeout = jobs.find(j.id()).orElseThrow().timeoutMs();
+
+        assertThat(attempts.renewDeadlines(List.of(new AttemptStore.ClaimedAttempt(j.id(), 1)), "n1", T0 + 500))
+                .containsExactly(Map.entry(j.id(), T0 + 500 + timeout));
+        assertThat(jobs.find(j.id()).orElseThrow().dueAt()).isEqualTo(T0 + 500 + timeout);
+        assertThat(attempts.renewDeadlines(List.of(new AttemptStore.ClaimedAttempt(j.id(), 1)), "n2", T0 + 600))
+                .as("another node's")
+                .isEmpty();
+        assertThat(attempts.renewDeadlines(List.of(new AttemptStore.ClaimedAttempt(j.id(), 2)), "n1", T0 + 600))
+                .as("another attempt")
+                .isEmpty();
+        assertThat(jobs.find(j.id()).orElseThrow().dueAt()).isEqualTo(T0 + 500 + timeout);
+    }
+
+    @Test
+    void anAttemptCanceledBeforeItLeftIsNotInTheLogAndOneTimedOutElsewhereStays() {
+        // the send fence dropped both: the first because its job was canceled meanwhile, the second
+        // because another node had ended it (and its row says so)
+        Job canceled = job(T0, null, 10);
+        Job takenOver = job(T0, null, 11);
+        jobs.insert(canceled);
+        jobs.insert(takenOver);
+        attempts.claim(List.of(canceled.id(), takenOver.id()), "n1", T0, T0);
+        assertThat(mutations.cancel(canceled.id(), null, () -> T0 + 1)).isPresent();
+        attempts.record(List.of(timedOut(jobs.find(takenOver.id()).orElseThrow(), T0 + 2)), T0 + 2);
+
+        attempts.forgetUnsent(List.of(
+                new AttemptStore.ClaimedAttempt(canceled.id(), 1), new AttemptStore.ClaimedAttempt(takenOver.id(), 1)));
+
+        assertThat(jobs.executions(canceled.id()))
+                .as("never sent: no attempt in its log")
+                .isEmpty();
+        assertThat(jobs.executions(takenOver.id())).singleElement().satisfies(e -> assertThat(e.outcome())
+                .isEqualTo(AttemptOutcome.TIMEOUT));
+    }
+
+    @Test
     void aRunningJobCanBeCanceledAndItsLateResultChangesNothing() {
         Job j = job(T0, null, 10);
         jobs.insert(j);
         attempts.claim(List.of(j.id()), "n1", T0, T0);
-        assertThat(mutations.cancel(j.id(), null, T0 + 1).orElseThrow().state()).isEqualTo(JobState.CANCELED);
+        assertThat(mutations.cancel(j.id(), null, () -> T0 + 1).orElseThrow().state())
+                .isEqualTo(JobState.CANCELED);
         attempts.record(
                 List.of(new AttemptResult(
                         j.id(), 1, AttemptOutcome.SUCCESS, null, null, T0 + 2, NextStep.finished(), 10, "x")),
@@ -462,7 +504,7 @@ public abstract class StorageContract {
             jobs.insert(j);
             expected.add(j.id());
             if (i % 2 == 0) {
-                mutations.cancel(j.id(), app, T0);
+                mutations.cancel(j.id(), app, () -> T0);
             }
         }
         Set<Long> seen = new HashSet<>();
@@ -502,7 +544,7 @@ public abstract class StorageContract {
             jobs.insert(j);
             inserted.add(j);
             if (i % 3 == 0) {
-                mutations.cancel(j.id(), app, T0); // to the backlog
+                mutations.cancel(j.id(), app, () -> T0); // to the backlog
             }
         }
         List<Long> liveOrder = new ArrayList<>();
@@ -633,9 +675,9 @@ public abstract class StorageContract {
                 T0 + 5);
         assertThat(counted("RUNNING")).isEqualTo(running0 + 2); // c, d
         assertThat(counted("DELAYED")).isEqualTo(delayed0 + 4); // a again, e, f, expiring
-        assertThat(mutations.cancel(c.id(), app, T0 + 6)).isPresent(); // RUNNING
-        assertThat(mutations.cancel(e.id(), app, T0 + 6)).isPresent(); // DELAYED
-        assertThat(mutations.cancel(e.id(), app, T0 + 6)).isEmpty(); // not live any more
+        assertThat(mutations.cancel(c.id(), app, () -> T0 + 6)).isPresent(); // RUNNING
+        assertThat(mutations.cancel(e.id(), app, () -> T0 + 6)).isPresent(); // DELAYED
+        assertThat(mutations.cancel(e.id(), app, () -> T0 + 6)).isEmpty(); // not live any more
         assertThat(attempts.claim(List.of(expiring.id()), "n1", T0 + 101, T0 + 101)
                         .expired())
                 .containsExactly(expiring.id());
@@ -707,7 +749,7 @@ public abstract class StorageContract {
                         }
                         store.record(results, T0 + 2);
                         if (i % 100 == 0) {
-                            mutations.cancel(shuffled.get(i), app, T0 + 2); // races the claims of others
+                            mutations.cancel(shuffled.get(i), app, () -> T0 + 2); // races the claims of others
                         }
                     }
                     return null;

@@ -132,6 +132,14 @@ public interface JobMapper {
             @Param("node") String node,
             @Param("now") long now);
 
+    int renewDeadline(
+            @Param("jobId") long jobId,
+            @Param("attempt") int attempt,
+            @Param("node") String node,
+            @Param("now") long now);
+
+    Long deadlineOf(@Param("jobId") long jobId);
+
     int deleteOpenExecution(@Param("jobId") long jobId, @Param("attempt") int attempt);
 
     int failInPlace(

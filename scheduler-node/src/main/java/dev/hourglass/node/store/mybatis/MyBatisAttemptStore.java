@@ -271,6 +271,42 @@ public final class MyBatisAttemptStore implements AttemptStore {
     }
 
     @Override
+    public void forgetUnsent(Collection<ClaimedAttempt> attempts) {
+        if (attempts.isEmpty()) {
+            return;
+        }
+        try (SqlSession s = sessions.openSession(true)) {
+            JobMapper m = s.getMapper(JobMapper.class);
+            for (ClaimedAttempt a : attempts) {
+                m.deleteOpenExecution(a.jobId(), a.attempt());
+            }
+        }
+    }
+
+    @Override
+    public Map<Long, Long> renewDeadlines(Collection<ClaimedAttempt> attempts, String node, long now) {
+        if (attempts.isEmpty()) {
+            return Map.of();
+        }
+        List<ClaimedAttempt> ordered = attempts.stream()
+                .sorted(Comparator.comparingLong(ClaimedAttempt::jobId))
+                .toList();
+        return failures.retryingDeadlocks(() -> {
+            try (SqlSession s = sessions.openSession(false)) {
+                JobMapper m = s.getMapper(JobMapper.class);
+                Map<Long, Long> renewed = new HashMap<>();
+                for (ClaimedAttempt a : ordered) {
+                    if (m.renewDeadline(a.jobId(), a.attempt(), node, now) == 1) {
+                        renewed.put(a.jobId(), m.deadlineOf(a.jobId()));
+                    }
+                }
+                s.commit(true);
+                return renewed;
+            }
+        });
+    }
+
+    @Override
     public int unclaim(Collection<ClaimedAttempt> attempts, String node, long now) {
         if (attempts.isEmpty()) {
             return 0;

@@ -7,6 +7,7 @@ import dev.hourglass.node.job.JobTransitions;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.LongSupplier;
 import org.apache.ibatis.session.SqlSession;
 import org.apache.ibatis.session.SqlSessionFactory;
 
@@ -49,13 +50,14 @@ public final class MyBatisJobMutations implements JobMutations {
     }
 
     @Override
-    public Optional<Job> cancel(long id, String app, long now) {
+    public Optional<Job> cancel(long id, String app, LongSupplier clock) {
         String token = tokens.next();
         try (SqlSession s = sessions.openSession(false)) {
             JobMapper m = s.getMapper(JobMapper.class);
             IdList ids = IdList.of(List.of(id));
             // locked first: the state it leaves (DELAYED or RUNNING) is the count it leaves
             List<LockedJobRow> before = m.lockLive(ids);
+            long now = clock.getAsLong();
             if (before.isEmpty()
                     || m.markFinal(id, app, CANCELABLE, JobState.CANCELED.name(), "canceled", token, now) == 0) {
                 return Optional.empty();

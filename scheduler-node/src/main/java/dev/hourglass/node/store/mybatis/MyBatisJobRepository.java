@@ -7,6 +7,9 @@ import dev.hourglass.node.job.Job;
 import dev.hourglass.node.job.JobPage;
 import dev.hourglass.node.job.JobQuery;
 import dev.hourglass.node.job.JobRepository;
+import dev.hourglass.node.job.StoreContendedException;
+import dev.hourglass.node.job.StoreOutcomeUnknownException;
+import dev.hourglass.node.job.StoreUnavailableException;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -17,10 +20,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.apache.ibatis.session.SqlSession;
 import org.apache.ibatis.session.SqlSessionFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link JobRepository} on MyBatis. A bizKey is unique per app across live and final jobs: the
@@ -33,6 +39,7 @@ import org.apache.ibatis.session.SqlSessionFactory;
  * answers an error for the whole call, and a retry of it creates nothing twice).
  */
 public final class MyBatisJobRepository implements JobRepository {
+    private static final Logger LOG = LoggerFactory.getLogger(MyBatisJobRepository.class);
     private static final int TRIES_WITH_FRESH_IDS = 3;
 
     private final SqlSessionFactory sessions;
@@ -106,25 +113,84 @@ public final class MyBatisJobRepository implements JobRepository {
             if (!rows.isEmpty()) {
                 LiveCountDeltas counts = new LiveCountDeltas();
                 rows.forEach(r -> counts.added(r.app, r.service, r.state));
-                boolean committed = false;
                 try {
                     JobRowInsert.insert(s.getConnection(), "job_delay_task", rows);
                     counts.writeTo(s.getConnection());
-                    s.commit(true); // forced: MyBatis does not know of the insert made in JDBC
-                    committed = true;
                 } catch (SQLException e) {
+                    // forced: closing rolls back only what MyBatis itself wrote, and the pool's
+                    // reset of auto-commit would otherwise commit the JDBC rows
+                    rollbackQuietly(s);
                     throw UnavailabilityTranslator.translate(e);
-                } finally {
-                    if (!committed) {
-                        // forced too: closing rolls back only what MyBatis itself wrote, and the
-                        // pool's reset of auto-commit would otherwise commit the JDBC rows
-                        rollbackQuietly(s);
-                    }
+                } catch (RuntimeException | Error e) {
+                    rollbackQuietly(s);
+                    throw e;
+                }
+                try {
+                    s.commit(true); // forced: MyBatis does not know of the insert made in JDBC
+                } catch (StoreContendedException e) {
+                    rollbackQuietly(s); // the server answered: rolled back
+                    throw e;
+                } catch (StoreUnavailableException e) {
+                    // the connection went away while the commit was under way: the server may
+                    // have committed (only its answer was lost) or rolled back
+                    return afterUnknownCommit(rows, answers, e);
+                } catch (RuntimeException | Error e) {
+                    rollbackQuietly(s);
+                    throw e;
                 }
                 return answers;
             }
             s.commit(true);
             return answers;
+        }
+    }
+
+    /** How long the outcome of a commit whose connection went away is looked for. */
+    static final long UNKNOWN_COMMIT_READ_BACK_MS = 10_000;
+
+    /**
+     * The commit of these rows lost its connection. A group is all or nothing, so one fresh read
+     * tells: the rows (live, or already final) are there, and every caller gets its job; or none
+     * is, and nothing was stored. The read locks the live rows, so it waits until the server has
+     * ended the orphaned transaction either way. Should the database stay out of reach for
+     * {@value #UNKNOWN_COMMIT_READ_BACK_MS} ms, the outcome stays unknown, and says so.
+     */
+    private List<Inserted> afterUnknownCommit(List<JobRow> rows, List<Inserted> answers, RuntimeException lost) {
+        List<Long> ids = rows.stream().map(r -> r.id).toList();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(UNKNOWN_COMMIT_READ_BACK_MS);
+        RuntimeException last = lost;
+        do {
+            try (SqlSession s = sessions.openSession(false)) {
+                JobMapper m = s.getMapper(JobMapper.class);
+                boolean stored = !m.lockLive(IdList.of(ids)).isEmpty() || m.findFinal(ids.get(0)) != null;
+                s.rollback(true);
+                if (stored) {
+                    LOG.warn("the connection went away during the commit of {} jobs, which were stored", ids.size());
+                    return answers;
+                }
+                throw new StoreUnavailableException(
+                        "the database went away during the commit; nothing was stored: " + lost.getMessage(), lost);
+            } catch (StoreUnavailableException e) {
+                if (e.getCause() == lost) {
+                    throw e;
+                }
+                last = e;
+            } catch (RuntimeException e) {
+                last = e;
+            }
+            sleepQuietly(200);
+        } while (System.nanoTime() - deadline < 0);
+        throw new StoreOutcomeUnknownException(
+                "the database went away during the commit of " + ids.size()
+                        + " jobs and did not come back to say whether they were stored: " + last.getMessage(),
+                lost);
+    }
+
+    private static void sleepQuietly(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
