@@ -219,6 +219,7 @@ final class AttemptSender {
         if (w != null) {
             w.cancelTimer();
             release(w.send); // the job changed in the database already: nothing to give back
+            fence.forgetUnsent(w.send.attempt()); // but the log row its claim opened goes
         }
     }
 

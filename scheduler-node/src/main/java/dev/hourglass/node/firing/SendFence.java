@@ -17,7 +17,10 @@ import org.slf4j.LoggerFactory;
  * lost its shard (a GC pause or a partition past the session timeout), and must then not be sent.
  * One thread checks every attempt queued since its last round with one indexed read, so the cost is
  * one round trip per wave of sends, not per send. It also writes the give-backs of attempts the
- * sender dropped unsent ({@link AttemptStore#unclaim}).
+ * sender dropped unsent ({@link AttemptStore#unclaim}), removes the log rows of attempts dropped
+ * because their job changed ({@link AttemptStore#forgetUnsent}), and renews the deadline of an
+ * attempt that waited at its gate until little of it was left, which doubles as its check
+ * ({@link AttemptStore#renewDeadlines}).
  *
  * <p>A database that cannot be read does not stop deliveries: the attempts were claimed, the node
  * still owns their shards (the sender checked), and a cancel could not have committed either; they
@@ -74,6 +77,14 @@ final class SendFence implements Runnable {
     /** An attempt to renew before its check. */
     private record Renewal(PendingSend send) {}
 
+    /** An attempt dropped unsent whose log row is to go ({@link AttemptStore#forgetUnsent}). */
+    private record Forget(AttemptStore.ClaimedAttempt attempt) {}
+
+    /** The attempt was dropped unsent because its job changed (canceled through this node). */
+    void forgetUnsent(AttemptStore.ClaimedAttempt attempt) {
+        requests.add(new Forget(attempt));
+    }
+
     void giveBack(Job claimed) {
         requests.add(new GiveBack(claimed));
     }
@@ -110,15 +121,19 @@ final class SendFence implements Runnable {
         List<PendingSend> checks = new ArrayList<>();
         List<Job> giveBacks = new ArrayList<>();
         List<PendingSend> renewals = new ArrayList<>();
+        List<AttemptStore.ClaimedAttempt> forgotten = new ArrayList<>();
         for (Object r : round) {
             if (r instanceof PendingSend s) {
                 checks.add(s);
             } else if (r instanceof Renewal renewal) {
                 renewals.add(renewal.send());
+            } else if (r instanceof Forget f) {
+                forgotten.add(f.attempt());
             } else {
                 giveBacks.add(((GiveBack) r).job());
             }
         }
+        forget(forgotten);
         if (!renewals.isEmpty()) {
             renew(renewals);
         }

@@ -85,8 +85,14 @@ class GateHandOffIT {
 
     long fireAt;
 
-    private void sleepUntil(long epochMs) throws InterruptedException {
-        Thread.sleep(Math.max(0, epochMs - System.currentTimeMillis()));
+    /**
+     * Node 0's share of the limit is delivering (10 requests open), so the next 10 claimed wait at
+     * its gate: then a moment for those claims, and the test acts.
+     */
+    private int awaitGateFull() throws InterruptedException {
+        await().atMost(Duration.ofSeconds(20)).until(() -> receiver.received().size() >= 10);
+        Thread.sleep(300);
+        return receiver.received().size();
     }
 
     /** Every job ends FAILED (maxAttempts 1); none of them without having reached the receiver. */
@@ -118,8 +124,7 @@ class GateHandOffIT {
     @Test
     void noJobFailsWithoutReachingItsReceiverWhenItsShardMovesWhileItWaitsAtTheGate() throws Exception {
         List<String> ids = twoNodesAndJobsThroughNode0(80, 10_000, 3_000); // held past the timeout
-        sleepUntil(fireAt + 500);
-        int open = receiver.received().size();
+        int open = awaitGateFull();
         cluster.start(cluster.config(), Clock.systemUTC()); // a third node: a third of the shards move
         assertNoneFailedUnsent(ids, app, open, "a node joined");
     }
@@ -129,8 +134,7 @@ class GateHandOffIT {
         // held for 5 s, past node 0's stop grace (2 s): the deliveries under way end as TIMEOUTs
         // (they reached the receiver); those at the gate must be given back, not left RUNNING
         List<String> ids = twoNodesAndJobsThroughNode0(40, 5_000, 30_000);
-        sleepUntil(fireAt + 500);
-        int open = receiver.received().size();
+        int open = awaitGateFull();
         ApiClient onNode1 = new ApiClient(cluster.nodes().get(1).baseUrl(), app.token());
         cluster.nodes().get(0).close();
         assertNoneFailedUnsent(ids, onNode1, open, "its node stopped");

@@ -11,6 +11,7 @@ import dev.hourglass.node.testing.EmbeddedMariaDb;
 import dev.hourglass.node.testing.NodeFixture;
 import dev.hourglass.node.testing.NodeProcess;
 import dev.hourglass.node.testing.ProcessCluster;
+import dev.hourglass.node.testing.TestKafka;
 import dev.hourglass.node.testing.TestNodes;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -18,17 +19,12 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
-import java.util.UUID;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
-import org.apache.kafka.common.test.TestKitNodes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -48,18 +44,7 @@ class PausedNodeIT {
 
     @BeforeAll
     static void broker() throws Exception {
-        kafka = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
-                        .setCombined(true)
-                        .setNumBrokerNodes(1)
-                        .setNumControllerNodes(1)
-                        .build())
-                .setConfigProp("auto.create.topics.enable", "false")
-                .setConfigProp("offsets.topic.replication.factor", "1")
-                .setConfigProp("group.initial.rebalance.delay.ms", "0")
-                .build();
-        kafka.format();
-        kafka.startup();
-        kafka.waitForReadyBrokers();
+        kafka = TestKafka.start();
     }
 
     @AfterAll
@@ -258,15 +243,7 @@ class PausedNodeIT {
     }
 
     private static KafkaConsumer<byte[], byte[]> consumer(String topic) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, "paused-" + UUID.randomUUID());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p);
-        c.subscribe(List.of(topic));
-        return c;
+        return TestKafka.consumer(kafka, topic);
     }
 
     private static void poll(KafkaConsumer<byte[], byte[]> consumer, Map<String, List<Integer>> attemptsByJob) {

@@ -7,22 +7,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.hourglass.node.config.NodeConfig;
 import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.TestKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import java.util.UUID;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
-import org.apache.kafka.common.test.TestKitNodes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -37,18 +33,7 @@ class KafkaDispatchIT {
 
     @BeforeAll
     static void start() throws Exception {
-        kafka = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
-                        .setCombined(true)
-                        .setNumBrokerNodes(1)
-                        .setNumControllerNodes(1)
-                        .build())
-                .setConfigProp("auto.create.topics.enable", "false")
-                .setConfigProp("offsets.topic.replication.factor", "1")
-                .setConfigProp("group.initial.rebalance.delay.ms", "0")
-                .build();
-        kafka.format();
-        kafka.startup();
-        kafka.waitForReadyBrokers();
+        kafka = TestKafka.start();
         f = new NodeFixture();
         f.node.close();
         NodeConfig config = f.config();
@@ -78,15 +63,7 @@ class KafkaDispatchIT {
     }
 
     private static KafkaConsumer<byte[], byte[]> consumer(String topic) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, "test-" + UUID.randomUUID());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p);
-        c.subscribe(List.of(topic));
-        return c;
+        return TestKafka.consumer(kafka, topic);
     }
 
     private static String header(ConsumerRecord<byte[], byte[]> r, String name) {
