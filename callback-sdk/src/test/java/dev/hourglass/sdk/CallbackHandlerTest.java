@@ -60,4 +60,23 @@ class CallbackHandlerTest {
                         .body())
                 .isEqualTo("{\"status\":\"FAIL\",\"message\":\"no such order\"}");
     }
+
+    @Test
+    void aHandlerGivenTwoSecretsServesCallbacksSignedWithEither() {
+        String next = "fedcba9876543210fedcba9876543210";
+        CallbackHandler rotating =
+                new CallbackHandler(java.util.List.of(next, SECRET), request -> CallbackResult.success());
+        long now = System.currentTimeMillis();
+        assertThat(rotating.handle(CallbackSignature.sign(SECRET, now, BODY), BODY)
+                        .status())
+                .as("signed by the node with the old secret")
+                .isEqualTo(200);
+        assertThat(rotating.handle(CallbackSignature.sign(next, now, BODY), BODY)
+                        .status())
+                .as("signed with the new secret")
+                .isEqualTo(200);
+        assertThat(rotating.handle(CallbackSignature.sign("another-secret-of-32-characters!!", now, BODY), BODY)
+                        .status())
+                .isEqualTo(401);
+    }
 }

@@ -35,6 +35,10 @@ import java.util.Map;
  * }).asHttpHandler());
  * server.start();
  * }</pre>
+ *
+ * <p>To rotate the service's signing secret without refusing a callback, construct it with both
+ * secrets for the time of the rotation: {@code new CallbackHandler(List.of(newSecret, oldSecret),
+ * callback)} (docs/security.md, "Rotating a signing secret").
  */
 public final class CallbackHandler {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -47,6 +51,14 @@ public final class CallbackHandler {
 
     public CallbackHandler(String signingSecret, JobCallbackService service) {
         this(new CallbackVerifier(signingSecret), service);
+    }
+
+    /**
+     * Accepts callbacks signed with any of {@code signingSecrets}: during a rotation of the
+     * service's secret, the new one and the one it replaces ({@link CallbackVerifier}).
+     */
+    public CallbackHandler(java.util.Collection<String> signingSecrets, JobCallbackService service) {
+        this(new CallbackVerifier(signingSecrets), service);
     }
 
     public CallbackHandler(CallbackVerifier verifier, JobCallbackService service) {

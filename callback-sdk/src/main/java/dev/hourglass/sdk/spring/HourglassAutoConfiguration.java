@@ -19,7 +19,9 @@ import org.springframework.context.annotation.Configuration;
  * <ul>
  *   <li>{@code hourglass.base-url} + {@code hourglass.token}: a {@link HourglassClient} bean.
  *   <li>a {@link JobCallbackService} bean + {@code hourglass.callback.signing-secret}: a {@link
- *       CallbackHandler} bean for the HTTP callback endpoint of the application's own web layer.
+ *       CallbackHandler} bean for the HTTP callback endpoint of the application's own web layer;
+ *       with {@code hourglass.callback.previous-signing-secret} as well (a rotation), it accepts
+ *       callbacks signed with either.
  *   <li>a {@link JobCallbackService} bean + {@code hourglass.callback.dubbo.enabled=true} (and
  *       Dubbo on the classpath): the bean exported over Dubbo with the configured group, version,
  *       port and registry, started with the context and stopped with it.
@@ -43,7 +45,11 @@ public class HourglassAutoConfiguration {
     @ConditionalOnBean(JobCallbackService.class)
     @ConditionalOnProperty(prefix = "hourglass.callback", name = "signing-secret")
     public CallbackHandler hourglassCallbackHandler(HourglassProperties properties, JobCallbackService callback) {
-        return new CallbackHandler(properties.getCallback().getSigningSecret(), callback);
+        HourglassProperties.Callback c = properties.getCallback();
+        if (c.getPreviousSigningSecret() == null || c.getPreviousSigningSecret().isBlank()) {
+            return new CallbackHandler(c.getSigningSecret(), callback);
+        }
+        return new CallbackHandler(java.util.List.of(c.getSigningSecret(), c.getPreviousSigningSecret()), callback);
     }
 
     /** Separate so that a missing Dubbo never loads a class that names it. */

@@ -15,6 +15,11 @@ public class HourglassProperties {
     public static class Callback {
         /** The HTTP service's signing secret: set it to get a {@code CallbackHandler} bean. */
         private String signingSecret;
+        /**
+         * During a rotation of the signing secret, the one it replaces: callbacks signed with either
+         * are accepted. Remove it once the service signs with the new one everywhere.
+         */
+        private String previousSigningSecret;
         /** Export the {@code JobCallbackService} bean over Dubbo when enabled. */
         private final Dubbo dubbo = new Dubbo();
 
@@ -24,6 +29,14 @@ public class HourglassProperties {
 
         public void setSigningSecret(String signingSecret) {
             this.signingSecret = signingSecret;
+        }
+
+        public String getPreviousSigningSecret() {
+            return previousSigningSecret;
+        }
+
+        public void setPreviousSigningSecret(String previousSigningSecret) {
+            this.previousSigningSecret = previousSigningSecret;
         }
 
         public Dubbo getDubbo() {

@@ -77,6 +77,36 @@ class HourglassAutoConfigurationIT {
     }
 
     @Test
+    void aPreviousSigningSecretIsAcceptedDuringARotation() {
+        String next = "fedcba9876543210fedcba9876543210";
+        runner.withBean(JobCallbackService.class, HourglassAutoConfigurationIT::closeOrder)
+                .withPropertyValues(
+                        "hourglass.callback.signing-secret=" + next,
+                        "hourglass.callback.previous-signing-secret=" + SECRET)
+                .run(context -> {
+                    CallbackHandler handler = context.getBean(CallbackHandler.class);
+                    byte[] body = ("{\"jobId\":\"7\",\"app\":\"shop\",\"service\":\"close\",\"attempt\":1,"
+                                    + "\"maxAttempts\":5,\"fireAt\":\"2026-11-21T15:30:00.000Z\","
+                                    + "\"firedAt\":\"2026-11-21T15:30:00.001Z\",\"payload\":{\"order\":1}}")
+                            .getBytes(StandardCharsets.UTF_8);
+                    long now = System.currentTimeMillis();
+                    assertThat(handler.handle(CallbackSignature.sign(SECRET, now, body), body)
+                                    .status())
+                            .as("the previous secret")
+                            .isEqualTo(200);
+                    assertThat(handler.handle(CallbackSignature.sign(next, now, body), body)
+                                    .status())
+                            .as("the new secret")
+                            .isEqualTo(200);
+                    assertThat(handler.handle(
+                                            CallbackSignature.sign("another-secret-of-32-characters!!", now, body),
+                                            body)
+                                    .status())
+                            .isEqualTo(401);
+                });
+    }
+
+    @Test
     void theCallbackBeanIsExportedOverDubboWhileTheContextRuns() throws Exception {
         int port = freePort();
         runner.withBean(JobCallbackService.class, HourglassAutoConfigurationIT::closeOrder)

@@ -18,13 +18,13 @@ import dev.hourglass.node.cluster.ClusterView;
 import dev.hourglass.node.cluster.CuratorCoordinator;
 import dev.hourglass.node.cluster.EmbeddedZooKeeper;
 import dev.hourglass.node.cluster.Member;
+import dev.hourglass.node.cluster.ZooKeeperAuth;
 import dev.hourglass.node.config.ConfigException;
 import dev.hourglass.node.config.NodeConfig;
 import dev.hourglass.node.dispatch.DispatchRouter;
 import dev.hourglass.node.dispatch.dubbo.DubboCallbackDispatcher;
 import dev.hourglass.node.dispatch.http.HttpCallbackDispatcher;
 import dev.hourglass.node.dispatch.kafka.KafkaDispatcher;
-import dev.hourglass.node.dispatch.kafka.KafkaSettings;
 import dev.hourglass.node.dubbo.DubboRuntime;
 import dev.hourglass.node.firing.ClusterContext;
 import dev.hourglass.node.firing.EngineSettings;
@@ -151,13 +151,7 @@ public final class HourglassNode implements AutoCloseable {
             Set<Protocol> protocols = EnumSet.of(Protocol.HTTP);
             KafkaDispatcher kafka = null;
             if (config.cluster.kafkaBootstrap != null && !config.cluster.kafkaBootstrap.isBlank()) {
-                kafka = new KafkaDispatcher(
-                        config.cluster.kafkaBootstrap,
-                        nodeId,
-                        new KafkaSettings(
-                                config.kafka.sendQueueRecords,
-                                config.kafka.sendQueueBytes,
-                                config.kafka.deliveryTimeoutMs));
+                kafka = new KafkaDispatcher(config.cluster.kafkaBootstrap, nodeId, config.kafka.settings());
                 dispatch.register(Protocol.KAFKA, kafka);
                 protocols.add(Protocol.KAFKA);
             }
@@ -216,6 +210,9 @@ public final class HourglassNode implements AutoCloseable {
                             e.resultBatch,
                             e.claimLeadMs));
             engine.writeReportedResultsThrough(new MyBatisAttemptStore(sessions, nodeId, sqlFailures));
+            Gauge.builder("hourglass.results.pending", engine, FiringEngine::pendingResults)
+                    .description("attempt results queued to be written (grows while the database refuses writes)")
+                    .register(registry);
             FunctionCounter.builder("hourglass.db.deadlocks", sqlFailures, SqlFailures::deadlocks)
                     .description("database deadlocks (each one rolled back and retried at once)")
                     .register(registry);
@@ -249,6 +246,7 @@ public final class HourglassNode implements AutoCloseable {
             long startedAt = clock.millis();
             this.coordinator = new CuratorCoordinator(
                     zk,
+                    new ZooKeeperAuth(config.cluster.zkAuth),
                     config.cluster.zkRoot,
                     config.cluster.zkSessionTimeoutMs,
                     nodeId,
@@ -265,9 +263,11 @@ public final class HourglassNode implements AutoCloseable {
                     new CuratorCoordinator.Listeners(engine::nodeLeft, jobIds::useWorker));
             coordinator.connect(); // leases the worker id of job ids before any submit is taken
             this.http = new HttpApi(
-                            config.http.host,
-                            config.http.port,
-                            config.http.maxRequestBytes,
+                            new HttpApi.Listener(
+                                    config.http.host,
+                                    config.http.port,
+                                    config.http.maxRequestBytes,
+                                    config.http.tls.keyStore()),
                             jobs,
                             jobRepository,
                             services,

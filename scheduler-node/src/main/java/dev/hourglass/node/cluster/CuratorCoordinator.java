@@ -106,8 +106,10 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
     /** Members already warned about as unreadable (one warning each). */
     private final java.util.Set<String> unreadableMembers = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
+    /** @param auth the node's ZooKeeper credential and the ACLs of the cluster's znodes ({@link ZooKeeperAuth}) */
     public CuratorCoordinator(
             String connectString,
+            ZooKeeperAuth auth,
             String root,
             int sessionTimeoutMs,
             String nodeId,
@@ -122,12 +124,14 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
         this.self = self;
         this.sessionTimeoutMs = sessionTimeoutMs;
         this.listeners = listeners;
-        this.client = CuratorFrameworkFactory.builder()
-                .connectString(connectString)
-                .sessionTimeoutMs(sessionTimeoutMs)
-                .connectionTimeoutMs(Math.min(sessionTimeoutMs, 5_000))
-                .retryPolicy(new ExponentialBackoffRetry(200, 10, 2_000))
-                .runSafeService(curatorNotifications)
+        this.client = auth.applyTo(
+                        CuratorFrameworkFactory.builder()
+                                .connectString(connectString)
+                                .sessionTimeoutMs(sessionTimeoutMs)
+                                .connectionTimeoutMs(Math.min(sessionTimeoutMs, 5_000))
+                                .retryPolicy(new ExponentialBackoffRetry(200, 10, 2_000))
+                                .runSafeService(curatorNotifications),
+                        this.root)
                 .build();
         this.latch = new LeaderLatch(client, this.root + "/leader", nodeId);
         ownership.leaseFrom(() -> lease.held(System.nanoTime()));

@@ -1,8 +1,12 @@
 package dev.hourglass.node.config;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import dev.hourglass.node.api.http.TlsKeyStore;
+import dev.hourglass.node.dispatch.kafka.KafkaSettings;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The node's whole configuration, one typed object: read from YAML ({@code --config FILE}), then
@@ -40,6 +44,32 @@ public class NodeConfig {
         public int port = 8080;
         /** Largest accepted request body (batch submits), bytes. */
         public long maxRequestBytes = 8L * 1024 * 1024;
+        /** HTTPS on {@code port} instead of HTTP when {@code tls.keyStore} is set (docs/security.md). */
+        public Tls tls = new Tls();
+    }
+
+    /** The HTTPS key store; none set: plain HTTP. */
+    public static class Tls {
+        /** PKCS12 or JKS file with the node's private key and certificate chain. */
+        public String keyStore;
+        /** The key store's password; may name a secret ({@code ${env:NAME}}, {@code ${file:/path}}). */
+        public String keyStorePassword;
+        /** {@code PKCS12} or {@code JKS}. */
+        public String keyStoreType = "PKCS12";
+        /** The private key's password when it differs from the key store's; may name a secret. */
+        public String keyPassword;
+
+        /** The key store to serve HTTPS with, or null for plain HTTP. */
+        public TlsKeyStore keyStore() {
+            if (keyStore == null || keyStore.isBlank()) {
+                return null;
+            }
+            return new TlsKeyStore(
+                    java.nio.file.Path.of(keyStore),
+                    keyStoreType == null ? "PKCS12" : keyStoreType,
+                    keyStorePassword,
+                    keyPassword);
+        }
     }
 
     /**
@@ -137,6 +167,12 @@ public class NodeConfig {
         public String zkRoot = "/hourglass";
 
         public int zkSessionTimeoutMs = 10_000;
+        /**
+         * The node's ZooKeeper credential, {@code user:password} (digest scheme); may name a secret
+         * ({@code ${env:NAME}}, {@code ${file:/path}}). Set: the cluster's znodes are readable and
+         * writable by this credential only (docs/security.md). Every node of the cluster uses the same.
+         */
+        public String zkAuth;
 
         public String kafkaBootstrap;
     }
@@ -156,6 +192,26 @@ public class NodeConfig {
          * can still be published.
          */
         public int deliveryTimeoutMs = 10_000;
+        /**
+         * Producer settings passed through to the KafkaProducer ({@code security.protocol},
+         * {@code sasl.*}, {@code ssl.*}, tuning), flat keys as Kafka names them; values may name a
+         * secret ({@code ${env:NAME}}, {@code ${file:/path}}). The few the node's guarantees rest on
+         * are refused ({@link KafkaSettings}).
+         */
+        public Map<String, String> producer = new LinkedHashMap<>();
+
+        /** The dispatcher's settings. */
+        public KafkaSettings settings() {
+            Map<String, String> given = new LinkedHashMap<>();
+            if (producer != null) {
+                producer.forEach((name, value) -> {
+                    if (value != null) {
+                        given.put(name, value);
+                    }
+                });
+            }
+            return new KafkaSettings(sendQueueRecords, sendQueueBytes, deliveryTimeoutMs, given);
+        }
     }
 
     public static class Dubbo {
@@ -219,6 +275,11 @@ public class NodeConfig {
         List<String> errors = new ArrayList<>();
         check(errors, http.port >= 0 && http.port <= 65535, "http.port must be in 0..65535");
         check(errors, http.maxRequestBytes >= 1024, "http.maxRequestBytes must be at least 1024");
+        if (http.tls != null && http.tls.keyStore() != null) {
+            errors.addAll(http.tls.keyStore().problems());
+        } else if (http.tls != null && http.tls.keyStorePassword != null) {
+            errors.add("http.tls.keyStorePassword is set but http.tls.keyStore is not");
+        }
         check(errors, dataDir != null && !dataDir.isBlank(), "dataDir must be set");
         check(errors, database.poolSize >= 2 && database.poolSize <= 500, "database.poolSize must be in 2..500");
         check(
@@ -283,6 +344,10 @@ public class NodeConfig {
                 "cluster.zkRoot must be a ZooKeeper path like /hourglass");
         check(
                 errors,
+                cluster.zkAuth == null || cluster.zkAuth.matches("[^:\\s]+:\\S.*"),
+                "cluster.zkAuth must be user:password (ZooKeeper's digest scheme)");
+        check(
+                errors,
                 cluster.zkSessionTimeoutMs >= 2_000 && cluster.zkSessionTimeoutMs <= 120_000,
                 "cluster.zkSessionTimeoutMs must be in 2000..120000");
         check(
@@ -297,6 +362,11 @@ public class NodeConfig {
                 errors,
                 kafka.deliveryTimeoutMs >= 1_000 && kafka.deliveryTimeoutMs <= 600_000,
                 "kafka.deliveryTimeoutMs must be in 1000..600000");
+        if (kafka.producer != null && !kafka.producer.isEmpty()) {
+            kafka.producer.forEach(
+                    (name, value) -> check(errors, value != null, "kafka.producer." + name + " has no value"));
+            errors.addAll(kafka.settings().problems());
+        }
         check(errors, dubbo.port >= 0 && dubbo.port <= 65535, "dubbo.port must be in 0..65535");
         check(
                 errors,

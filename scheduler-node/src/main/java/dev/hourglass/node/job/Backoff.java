@@ -2,8 +2,19 @@ package dev.hourglass.node.job;
 
 /**
  * Exponential backoff with a cap: the n-th retry (n >= 1) waits {@code initialMs * multiplier^(n-1)},
- * at most {@code maxMs}. Deterministic (no jitter): the retry time of an attempt can be asserted and
- * reproduced; spreading comes from the jobs' own fire times.
+ * at most {@code maxMs} ({@link #delayBeforeRetry(int)}).
+ *
+ * <p>{@link #jitteredDelayBeforeRetry(int, long)} spreads that delay ("equal jitter"): the wait is
+ * somewhere in {@code [d/2, d]}, where {@code d} is the delay above, so jobs that failed together —
+ * a receiver that went down fails every job due at that moment — do not all come back at the same
+ * millisecond when it is up again. The point in the range is a hash of the job id and the retry
+ * number, not a random draw: the core stays pure, and a job's retry time can still be asserted and
+ * reproduced. Example: {@code initialMs} 1,000, 10,000 jobs failing at the same millisecond; their
+ * first retries fall evenly over 500..1,000 ms later (about 20 per millisecond) instead of 10,000 at
+ * +1,000 ms. The jitter only ever shortens the configured delay, never lengthens it: {@code maxMs}
+ * stays the longest wait. A receiver's retry-after hint is not this class's business: the caller
+ * waits the larger of the two ({@link RetryPolicy} does), so jitter never brings a retry before the
+ * hint.
  */
 public record Backoff(long initialMs, double multiplier, long maxMs) {
     public static final Backoff DEFAULT = new Backoff(1_000, 2.0, 600_000);
@@ -20,5 +31,25 @@ public record Backoff(long initialMs, double multiplier, long maxMs) {
         }
         double delay = initialMs * Math.pow(multiplier, retryNumber - 1);
         return delay >= maxMs ? maxMs : (long) delay;
+    }
+
+    /**
+     * The delay before retry {@code retryNumber} of job {@code jobId}: in {@code [d/2, d]} where
+     * {@code d = delayBeforeRetry(retryNumber)} (the lower end rounded down), the same for the same
+     * arguments, spread evenly over that range across job ids.
+     */
+    public long jitteredDelayBeforeRetry(int retryNumber, long jobId) {
+        long full = delayBeforeRetry(retryNumber);
+        long half = full / 2;
+        long span = full - half; // the jittered delay is half + [0, span]
+        return half + Math.floorMod(mix(jobId, retryNumber), span + 1);
+    }
+
+    /** SplitMix64's finalizer over the job id and the retry number: neighbouring ids land far apart. */
+    private static long mix(long jobId, int retryNumber) {
+        long z = jobId * 0x9E3779B97F4A7C15L + retryNumber;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
     }
 }

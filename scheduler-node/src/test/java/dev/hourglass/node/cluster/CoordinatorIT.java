@@ -40,6 +40,7 @@ class CoordinatorIT {
             String zk, String id, ShardOwnership ownership, CuratorCoordinator.Listeners listeners) throws Exception {
         CuratorCoordinator c = new CuratorCoordinator(
                 zk,
+                ZooKeeperAuth.NONE,
                 "/hg-coordinator",
                 4_000,
                 id,

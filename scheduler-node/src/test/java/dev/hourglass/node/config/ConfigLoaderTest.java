@@ -95,4 +95,105 @@ class ConfigLoaderTest {
                 .hasMessageContaining("retention.batchSize")
                 .hasMessageContaining("retention.intervalMs");
     }
+
+    @Test
+    void kafkaProducerSettingsPassThroughWithTheirSecretsResolved() throws Exception {
+        Path password = dir.resolve("kafka-password");
+        Files.writeString(password, "pa$$word\\1\n"); // one line, as echo writes it
+        Path file = dir.resolve("kafka.yaml");
+        Files.writeString(
+                file,
+                "kafka:\n  producer:\n    security.protocol: SASL_SSL\n    sasl.mechanism: PLAIN\n"
+                        + "    sasl.jaas.config: org.apache.kafka.common.security.plain.PlainLoginModule required"
+                        + " username=\"${env:KAFKA_USER}\" password=\"${file:" + password + "}\";\n"
+                        + "    ssl.truststore.password: ${env:TRUST}\n"
+                        + "    linger.ms: 20\n    acks: all\n    enable.idempotence: true\n");
+        NodeConfig c = ConfigLoader.load(file, Map.of("KAFKA_USER", "hourglass", "TRUST", "changeit"));
+        assertThat(c.kafka.producer)
+                .containsEntry("security.protocol", "SASL_SSL")
+                .containsEntry(
+                        "sasl.jaas.config",
+                        "org.apache.kafka.common.security.plain.PlainLoginModule required"
+                                + " username=\"hourglass\" password=\"pa$$word\\1\";")
+                .containsEntry("ssl.truststore.password", "changeit")
+                .containsEntry("linger.ms", "20")
+                .as("the node's own value, given again, is accepted")
+                .containsEntry("acks", "all");
+        assertThat(c.kafka.settings().producer()).isEqualTo(c.kafka.producer);
+    }
+
+    @Test
+    void kafkaProducerSettingsTheNodeNeedsOrDoesNotKnowAreRefusedByName() throws Exception {
+        Path file = dir.resolve("bad-kafka.yaml");
+        Files.writeString(
+                file,
+                "kafka:\n  producer:\n    acks: \"1\"\n    max.block.ms: 60000\n    enable.idempotence: false\n"
+                        + "    bootstrap.servers: elsewhere:9092\n    transactional.id: tx\n    sasl.mechansim: PLAIN\n");
+        assertThatThrownBy(() -> ConfigLoader.load(file, Map.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("kafka.producer.acks must be all")
+                .hasMessageContaining("kafka.producer.max.block.ms must be 0")
+                .hasMessageContaining("kafka.producer.enable.idempotence must be true")
+                .hasMessageContaining("kafka.producer.bootstrap.servers is set by cluster.kafkaBootstrap")
+                .hasMessageContaining("kafka.producer.transactional.id is not supported")
+                .hasMessageContaining("kafka.producer.sasl.mechansim is not a Kafka producer setting");
+
+        Path types = dir.resolve("bad-kafka-types.yaml");
+        Files.writeString(types, "kafka:\n  producer:\n    linger.ms: soon\n");
+        assertThatThrownBy(() -> ConfigLoader.load(types, Map.of()))
+                .hasMessageContaining("kafka.producer")
+                .hasMessageContaining("linger.ms");
+        Path order = dir.resolve("bad-kafka-order.yaml");
+        Files.writeString(
+                order,
+                "kafka:\n  producer:\n    max.in.flight.requests.per.connection: 10\n"
+                        + "    request.timeout.ms: 30000\n");
+        assertThatThrownBy(() -> ConfigLoader.load(order, Map.of()))
+                .hasMessageContaining("kafka.producer.max.in.flight.requests.per.connection must be at most 5")
+                .hasMessageContaining("must not exceed kafka.deliveryTimeoutMs");
+    }
+
+    @Test
+    void aMissingSecretNamesItsSettingAndNeverTheSecret() throws Exception {
+        Path file = dir.resolve("missing-secret.yaml");
+        Files.writeString(
+                file,
+                "kafka:\n  producer:\n    ssl.keystore.password: ${env:NOT_SET}\n" + "    ssl.key.password: ${file:"
+                        + dir.resolve("absent") + "}\n");
+        assertThatThrownBy(() -> ConfigLoader.load(file, Map.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("kafka.producer.ssl.keystore.password: environment variable NOT_SET")
+                .hasMessageContaining("kafka.producer.ssl.key.password: cannot read ${file:" + dir.resolve("absent"));
+        Path providers = dir.resolve("kafka-providers.yaml");
+        Files.writeString(
+                providers,
+                "kafka:\n  producer:\n    config.providers: file\n"
+                        + "    config.providers.file.class: org.apache.kafka.common.config.provider.FileConfigProvider\n"
+                        + "    ssl.key.password: ${file:/etc/hourglass/kafka.properties:keyPassword}\n");
+        assertThat(ConfigLoader.load(providers, Map.of()).kafka.producer)
+                .as("with Kafka's own config providers, Kafka resolves the references")
+                .containsEntry("ssl.key.password", "${file:/etc/hourglass/kafka.properties:keyPassword}");
+    }
+
+    @Test
+    void theZooKeeperCredentialComesFromTheFileTheEnvironmentOrASecretFile() throws Exception {
+        Path secret = dir.resolve("zk-auth");
+        Files.writeString(secret, "hourglass:from-a-file\n");
+        Path file = dir.resolve("zk.yaml");
+        Files.writeString(file, "cluster:\n  zkAuth: ${file:" + secret + "}\n");
+        assertThat(ConfigLoader.load(file, Map.of()).cluster.zkAuth).isEqualTo("hourglass:from-a-file");
+        assertThat(ConfigLoader.load(
+                                null, Map.of("HOURGLASS_ZK_AUTH", "hourglass:${env:ZK_PASSWORD}", "ZK_PASSWORD", "pw"))
+                        .cluster
+                        .zkAuth)
+                .isEqualTo("hourglass:pw");
+        assertThat(ConfigLoader.knownVariables())
+                .contains("HOURGLASS_ZK_AUTH", "HOURGLASS_HTTP_TLS_KEYSTORE", "HOURGLASS_HTTP_TLS_KEYSTORE_PASSWORD");
+        for (String bad : new String[] {"hourglass", ":pw9", "hourglass: "}) {
+            assertThatThrownBy(() -> ConfigLoader.load(null, Map.of("HOURGLASS_ZK_AUTH", bad)))
+                    .as(bad)
+                    .hasMessageContaining("cluster.zkAuth must be user:password")
+                    .hasMessageNotContaining(bad);
+        }
+    }
 }

@@ -27,17 +27,25 @@ import org.slf4j.LoggerFactory;
 /**
  * The HTTP front door (SPEC §3) on Javalin. Errors are mapped here, once: {@link HourglassException}
  * to its code's status; a database failure to 503 UNAVAILABLE (the request may be retried: nothing
- * was acknowledged); anything else to 500 INTERNAL.
+ * was acknowledged); anything else to 500 INTERNAL. With a key store ({@code http.tls.*}) the port
+ * speaks HTTPS only ({@link TlsKeyStore}).
  */
 public final class HttpApi implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
 
     private final Javalin app;
+    private final boolean https;
+
+    /**
+     * Where and how the API listens.
+     *
+     * @param maxRequestBytes largest request body (413 beyond)
+     * @param tls the HTTPS key store; null: plain HTTP
+     */
+    public record Listener(String host, int port, long maxRequestBytes, TlsKeyStore tls) {}
 
     public HttpApi(
-            String host,
-            int port,
-            long maxRequestBytes,
+            Listener listener,
             JobManager jobs,
             JobRepository jobRepository,
             ServiceCommands services,
@@ -61,12 +69,17 @@ public final class HttpApi implements AutoCloseable {
         OpsRoutes opsRoutes = new OpsRoutes(node, jobRepository, metrics, history, prometheus, callers);
         AlertRoutes alertRoutes = new AlertRoutes(alerts, callers, clock);
         BulkRoutes bulkRoutes = new BulkRoutes(bulk, audit, callers);
+        this.https = listener.tls() != null;
         this.app = Javalin.create(cfg -> {
             cfg.startup.showJavalinBanner = false;
             cfg.startup.showOldJavalinVersionWarning = false;
-            cfg.jetty.host = host;
-            cfg.jetty.port = port;
-            cfg.http.maxRequestSize = maxRequestBytes;
+            cfg.jetty.host = listener.host();
+            cfg.jetty.port = listener.port();
+            if (https) { // Javalin then adds no plain connector of its own
+                cfg.jetty.addConnector(
+                        (server, http) -> listener.tls().connector(server, http, listener.host(), listener.port()));
+            }
+            cfg.http.maxRequestSize = listener.maxRequestBytes();
             cfg.http.defaultContentType = "application/json";
             jobRoutes.register(cfg.routes);
             serviceRoutes.register(cfg.routes);
@@ -111,6 +124,11 @@ public final class HttpApi implements AutoCloseable {
 
     public int port() {
         return app.port();
+    }
+
+    /** {@code https} with a key store, else {@code http}. */
+    public String scheme() {
+        return https ? "https" : "http";
     }
 
     @Override

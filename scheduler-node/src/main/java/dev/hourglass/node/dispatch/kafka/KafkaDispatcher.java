@@ -24,13 +24,13 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * Delivers jobs of KAFKA services (SPEC §5): one record per attempt on the service's topic, keyed
  * by the bizKey (else the job id), the payload as value (a JSON string as its raw text, any other
  * JSON value as its JSON text), and the {@code hourglass-*} headers. One idempotent producer per
- * node ({@code acks=all}), batching with a short linger and lz4 compression.
+ * node ({@code acks=all}), batching with a short linger and lz4 compression; the operator's
+ * {@code kafka.producer.*} settings (SASL, TLS, tuning) go to it as well ({@link KafkaSettings}).
  *
  * <p>Outcomes: SUCCESS is the broker's acknowledgement (what AUTO mode finishes on; CONSUMER mode
  * keeps the job RUNNING for the consumer's result). An attempt whose record was never handed to
@@ -72,22 +72,35 @@ public final class KafkaDispatcher implements Dispatcher {
         timeouts.setRemoveOnCancelPolicy(true); // an acknowledged attempt frees its timer, and its record
     }
 
+    /**
+     * The node's defaults, then {@code kafka.producer.*} over them, then the settings the node's
+     * guarantees rest on ({@link KafkaSettings#FIXED}), which nothing overrides.
+     */
     static Properties producerProperties(String bootstrapServers, String nodeId, KafkaSettings settings) {
         Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         p.put(ProducerConfig.CLIENT_ID_CONFIG, "hourglass-" + nodeId);
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         p.put(ProducerConfig.LINGER_MS_CONFIG, LINGER_MS);
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
         p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-        // never block the sender thread: no metadata or no buffer room is refused at once (ProducerHandOff)
-        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 0);
+        // the producer needs linger.ms + request.timeout.ms <= delivery.timeout.ms
+        long linger = lingerMs(settings);
+        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int)
+                Math.max(1, Math.min(10_000, settings.deliveryTimeoutMs() - linger)));
+        p.putAll(settings.producer()); // security (SASL, TLS) and tuning, as configured
+        p.putAll(KafkaSettings.FIXED); // acks, idempotence, never blocking, byte-array serializers
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, settings.deliveryTimeoutMs());
-        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.min(10_000, settings.deliveryTimeoutMs() - LINGER_MS));
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         return p;
+    }
+
+    /** The configured {@code linger.ms}, or the node's; a value that is no number is refused by validation. */
+    private static long lingerMs(KafkaSettings settings) {
+        String configured = settings.producer().get(ProducerConfig.LINGER_MS_CONFIG);
+        try {
+            return configured == null ? LINGER_MS : Long.parseLong(configured.trim());
+        } catch (NumberFormatException e) {
+            return LINGER_MS;
+        }
     }
 
     @Override
