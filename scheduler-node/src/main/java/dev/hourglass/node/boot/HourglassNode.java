@@ -506,7 +506,9 @@ public final class HourglassNode implements AutoCloseable {
         // the shards on at once. Membership last: while this node is a member, the new owners leave
         // its attempts under way to its results, which it writes before it leaves
         stop.step("giving up shards", 1_000, coordinator::stopTakingShards);
-        stop.step("deliveries under way", grace + 1_000, () -> engine.stop(grace));
+        // the grace for the deliveries, then most of the time beyond it for writing their results:
+        // the node must not leave with results unwritten (they would be sent again)
+        stop.step("deliveries under way", grace + 3_500, () -> engine.stop(grace));
         stop.step("leaving the cluster", 2_000, coordinator::close);
         stop.step("dispatchers", 1_000, dispatch::close);
         stop.step("Dubbo", 2_000, this::closeDubbo); // before the embedded ZooKeeper, its registry

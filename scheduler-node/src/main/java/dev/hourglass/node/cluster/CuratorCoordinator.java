@@ -310,6 +310,9 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
                 connected = true; // the PersistentNode re-registers us by itself
                 leaseRenewal.execute(this::renewLease); // not a second later
                 renewWorkerId();
+                if (leaving) {
+                    announceLeaving(); // the ephemeral announcement went with a lost session
+                }
                 applyAssignment();
                 rebalanceIfMaster();
             }

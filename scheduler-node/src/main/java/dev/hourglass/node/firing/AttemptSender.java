@@ -35,12 +35,16 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>its shard moved to another node, or this node lost touch with the cluster (its shard lease,
- *       {@link ShardOwnership#mayFire}: checked again after the database check), or so little of its deadline is left that another node
- *       would time it out while the receiver works on it (under a second, or half its timeout): the attempt
- *       is given back unsent ({@link AttemptStore#unclaim}), so the owner claims it again at once;
+ *       {@link ShardOwnership#mayFire}: checked again after the database check): the attempt is
+ *       given back unsent ({@link AttemptStore#unclaim}), so the owner claims it again at once;
+ *   <li>so little of its deadline is left that another node would time it out while the receiver
+ *       works on it (under a second, or half its timeout) — it waited at a full gate, or its claim
+ *       was slow: it gets a fresh deadline with its database check ({@link
+ *       AttemptStore#renewDeadlines}) and keeps its place; given back instead, it would be claimed
+ *       again at the end of the line, for as long as the service stays full;
  *   <li>it waited since its claim and the database no longer has it as this node's current attempt
- *       (canceled, or taken over by another node): it is dropped, nothing is written
- *       ({@link SendFence}).
+ *       (canceled, or taken over by another node): it is dropped, and the log row its claim opened
+ *       is removed ({@link SendFence}).
  * </ul>
  *
  * An attempt sent straight from its claim (overdue, its gate open) skips the database check: the
@@ -303,7 +307,7 @@ final class AttemptSender {
     private void admitted(PendingSend send) {
         long now = clock.millis();
         Job job = send.job();
-        if (shards.mayFire(job.shard()) && send.hasWaited() && !maySendNow(send, now)) {
+        if (shards.mayFire(job.shard()) && !maySendNow(send, now)) { // also one whose claim was slow
             send.enter(PendingSend.Stage.AT_FENCE, now);
             fence.renewAndCheck(send);
         } else if (!maySendNow(send, now)) {

@@ -10,8 +10,19 @@ import java.util.Set;
  *
  * @param after per shard, the last job read (exclusive); {@link Cursor#START} for the beginning
  * @param skipServices service keys ({@code app/service}) to leave out
+ * @param onlyServices when not empty, the service keys to read (and no other)
  */
-public record DuePage(Map<Integer, Cursor> after, long before, int limitPerShard, Set<String> skipServices) {
+public record DuePage(
+        Map<Integer, Cursor> after,
+        long before,
+        int limitPerShard,
+        Set<String> skipServices,
+        Set<String> onlyServices) {
+
+    /** A read of every service but {@code skipServices}. */
+    public DuePage(Map<Integer, Cursor> after, long before, int limitPerShard, Set<String> skipServices) {
+        this(after, before, limitPerShard, skipServices, Set.of());
+    }
 
     /** A position in {@code (dueAt, jobId)} order; reads continue strictly after it. */
     public record Cursor(long dueAt, long jobId) implements Comparable<Cursor> {

@@ -205,12 +205,18 @@ public final class FiringEngine {
      * writes every result it has. A delivery still unanswered then ends as a TIMEOUT that says so
      * (retried with the service's backoff by whichever node owns the job then): the receiver may
      * still complete it, so it may see the job twice. Attempts claimed and not yet sent were given
-     * back when the shards went (the node gives them up before it stops its engine).
+     * back when the shards went (the node gives them up before it stops its engine). The node
+     * leaves the cluster only after this returns (docs/cluster.md, "Stopping a node"): results
+     * still unwritten then (the database refusing writes) are, for the new owners, attempts of a
+     * node that left, and are sent again.
      */
     public void stop(long graceMs) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMs);
         firing = false;
         signal();
+        if (housekeeping != null) {
+            housekeeping.shutdown(); // no more reads: a long one ends while deliveries finish
+        }
         joinQuietly(firingThread, 5_000);
         shutdown(claimers, 10_000);
         shutdown(sendTimer, settings.claimLeadMs() + 1_000); // claimed ahead: still sent at their time

@@ -1,5 +1,6 @@
 package dev.hourglass.node.firing;
 
+import dev.hourglass.node.job.StoreUnavailableException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,14 +18,16 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>the database is unavailable or refuses writes (down, read-only during a switchover, a full
- *       disk): the same batch is tried again once a second for as long as that lasts. A result is
- *       never dropped: a dropped SUCCESS would leave its job RUNNING, and the timeout sweep would
+ *       disk: {@link StoreUnavailableException}): the same batch is tried again once a second for as
+ *       long as that lasts. Such a result is never dropped: a dropped SUCCESS would leave its job RUNNING, and the timeout sweep would
  *       deliver it again. Memory stays bounded while the writes fail: results come from the
  *       deliveries under way when they began (claims are writes too, so no new ones start) and from
  *       the timeout sweep, which queues at most one result per attempt — it skips an attempt that
  *       has one {@linkplain #isPending pending} — and a sweep's result for an attempt already
  *       pending is not queued twice. Only a stop's deadline leaves results unwritten (their jobs
- *       are RUNNING in the database and are delivered again after their timeout).
+ *       are RUNNING in the database and are delivered again). A batch that fails otherwise (a
+ *       defect, not the database) is dropped after {@value #MAX_TRIES_UNEXPECTED} tries, so that it
+ *       cannot hold back every later result.
  *   <li>the data is refused ({@link PoisonResultException}, e.g. a key the backlog already holds):
  *       the batch is split in halves until the refused result stands alone, so every other result
  *       is written; the refused one is {@linkplain AttemptStore#quarantine quarantined} — its job
@@ -35,6 +38,8 @@ final class OutcomeWriter implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(OutcomeWriter.class);
     /** While writes fail, one error line per this many failed tries (once a second each). */
     static final int LOG_EVERY_TRIES = 60;
+    /** Tries of a batch that fails otherwise than by the database being unavailable. */
+    static final int MAX_TRIES_UNEXPECTED = 60;
 
     private final AttemptStore store;
     private final Clock clock;
@@ -140,6 +145,20 @@ final class OutcomeWriter implements Runnable {
                             batch.size() + queue.size(),
                             e.toString());
                     return;
+                }
+                if (!(e instanceof StoreUnavailableException) && tries >= MAX_TRIES_UNEXPECTED) {
+                    // not the database being away or refusing writes: a defect that retrying will
+                    // not mend; dropped so that it cannot hold back every later result
+                    LOG.error(
+                            "dropping {} attempt results after {} failed writes; their jobs are delivered again"
+                                    + " after their timeout: {}",
+                            batch.size(),
+                            tries,
+                            e.toString());
+                    done(batch);
+                    batch = new ArrayList<>(batchSize);
+                    tries = 0;
+                    continue;
                 }
                 if (tries++ % LOG_EVERY_TRIES == 0) {
                     LOG.error(

@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A database that cannot be read does not stop deliveries: the attempts were claimed, the node
  * still owns their shards (the sender checked), and a cancel could not have committed either; they
- * are sent, with a warning. A cancel that commits between this check and the send (a few
+ * are sent, with a warning. (An attempt whose deadline could not be renewed is given back instead:
+ * with its deadline that near, another node could time it out while it is delivered.) A cancel that commits between this check and the send (a few
  * milliseconds) does not stop the attempt.
  */
 final class SendFence implements Runnable {

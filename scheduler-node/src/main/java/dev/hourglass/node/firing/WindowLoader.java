@@ -213,12 +213,8 @@ public final class WindowLoader {
         Set<String> saturated = saturatedServices.get();
         List<IndexEntry> due = new ArrayList<>(store.loadDue(new DuePage(fromStart, until, perShard, saturated)));
         if (!saturated.isEmpty()) {
-            for (IndexEntry e :
-                    store.loadDue(new DuePage(fromStart, clock.millis() + 1, OLDEST_OVERDUE_PER_SHARD, Set.of()))) {
-                if (saturated.contains(e.serviceKey())) {
-                    due.add(e);
-                }
-            }
+            due.addAll(store.loadDue(
+                    new DuePage(fromStart, clock.millis() + 1, OLDEST_OVERDUE_PER_SHARD, Set.of(), saturated)));
         }
         int added = 0;
         for (IndexEntry e : due) {

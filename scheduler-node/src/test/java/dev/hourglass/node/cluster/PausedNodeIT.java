@@ -21,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.curator.test.TestingServer;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
@@ -204,10 +203,7 @@ class PausedNodeIT {
         await().atMost(Duration.ofSeconds(10)).until(() -> System.currentTimeMillis() >= first + 300);
         b.pause();
         long frozenAt = System.currentTimeMillis();
-        kafka.admin()
-                .createTopics(List.of(new NewTopic("paused.orders", 3, (short) 1)))
-                .all()
-                .get();
+        TestKafka.createTopic(kafka, "paused.orders", 3);
         Map<String, List<Integer>> attemptsByJob = new HashMap<>(); // in topic order: one key, one partition
         try (KafkaConsumer<byte[], byte[]> consumer = consumer("paused.orders")) {
             // a takes b's shards once b's session expires, and fires b's jobs

@@ -146,8 +146,10 @@ class DashboardIT {
         browser.findElement(By.id("signin")).click();
     }
 
+    /** After a sign-in the navigation shows once the node has answered for the token: wait for it. */
     private void go(String view) {
-        browser.findElement(By.cssSelector("#nav a[data-view=" + view + "]")).click();
+        wait.until(ExpectedConditions.elementToBeClickable(By.cssSelector("#nav a[data-view=" + view + "]")))
+                .click();
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("view-" + view)));
     }
 

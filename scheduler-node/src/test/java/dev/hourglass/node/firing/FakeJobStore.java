@@ -138,7 +138,7 @@ final class FakeJobStore implements AttemptStore {
     @Override
     public synchronized void record(List<AttemptResult> written, long now) {
         if (refuseWrites) {
-            throw new IllegalStateException("the database is read-only");
+            throw new dev.hourglass.node.job.StoreUnavailableException("the database is read-only", null);
         }
         for (AttemptResult r : written) {
             if (poison.contains(r.jobId())) {
@@ -199,6 +199,8 @@ final class FakeJobStore implements AttemptStore {
                 .filter(j -> j.shard() == shard && j.state() == JobState.DELAYED && j.dueAt() < page.before())
                 .filter(j -> new DuePage.Cursor(j.dueAt(), j.id()).compareTo(cursor) > 0)
                 .filter(j -> !page.skipServices().contains(j.serviceKey()))
+                .filter(j ->
+                        page.onlyServices().isEmpty() || page.onlyServices().contains(j.serviceKey()))
                 .sorted(Comparator.comparingLong(Job::dueAt).thenComparingLong(Job::id))
                 .limit(page.limitPerShard())
                 .forEach(j -> out.add(new IndexEntry(j.id(), j.dueAt(), j.serviceKey(), j.shard()))));

@@ -41,6 +41,8 @@ final class InMemoryAttemptStore implements AttemptStore {
                 .filter(e -> e.shard() == shard && e.dueAt() < page.before())
                 .filter(e -> new DuePage.Cursor(e.dueAt(), e.jobId()).compareTo(cursor) > 0)
                 .filter(e -> !page.skipServices().contains(e.serviceKey()))
+                .filter(e ->
+                        page.onlyServices().isEmpty() || page.onlyServices().contains(e.serviceKey()))
                 .sorted(Comparator.comparingLong(IndexEntry::dueAt).thenComparingLong(IndexEntry::jobId))
                 .limit(page.limitPerShard())
                 .forEach(out::add));

@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Test;
  * bounded), and once writes come back each is written once and every job is delivered once more.
  *
  * <p>The refusal is made by triggers that fail every change of the live jobs with MariaDB's
- * read-only error (SQLSTATE HY000, as error 1290 has): the test MariaDB runs without grant tables,
- * so {@code read_only} itself would hold back no connection.
+ * read-only error (1290, SQLSTATE HY000): the test MariaDB runs without grant tables, so
+ * {@code read_only} itself would hold back no connection.
  */
 class ReadOnlyDatabaseIT {
     static final int JOBS = 10_000;
@@ -63,7 +63,8 @@ class ReadOnlyDatabaseIT {
     }
 
     private static final String REFUSED =
-            " FOR EACH ROW SIGNAL SQLSTATE 'HY000' SET MESSAGE_TEXT = 'The MariaDB server is running with the"
+            " FOR EACH ROW SIGNAL SQLSTATE 'HY000' SET MYSQL_ERRNO = 1290, MESSAGE_TEXT = 'The MariaDB server is"
+                    + " running with the"
                     + " --read-only option so it cannot execute this statement'";
 
     private void readOnly(boolean on) throws Exception {

@@ -3,6 +3,8 @@ package dev.hourglass.node.testing;
 import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
@@ -17,6 +19,18 @@ import org.apache.kafka.common.test.TestKitNodes;
  */
 public final class TestKafka {
     private TestKafka() {}
+
+    /**
+     * Creates a topic. The admin client is closed: one left open keeps reconnecting to the broker
+     * after it stops, for the rest of the test JVM, flooding the log and the CPU of later tests.
+     */
+    public static void createTopic(KafkaClusterTestKit kafka, String name, int partitions) throws Exception {
+        try (Admin admin = kafka.admin()) {
+            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
+                    .all()
+                    .get();
+        }
+    }
 
     /** A consumer of {@code topic} from its beginning, in a group of its own. */
     public static KafkaConsumer<byte[], byte[]> consumer(KafkaClusterTestKit kafka, String topic) {

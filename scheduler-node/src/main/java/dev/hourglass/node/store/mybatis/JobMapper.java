@@ -108,7 +108,8 @@ public interface JobMapper {
             @Param("cursors") List<ShardCursor> cursors,
             @Param("before") long before,
             @Param("limit") int limitPerShard,
-            @Param("skip") List<ServiceName> skip);
+            @Param("skip") List<ServiceName> skip,
+            @Param("only") List<ServiceName> only);
 
     List<JobRow> findTimedOut(
             @Param("shards") Collection<Integer> shards,

@@ -231,8 +231,13 @@ public final class MyBatisAttemptStore implements AttemptStore {
         cursors.sort(Comparator.comparingInt(ShardCursor::shard));
         List<ServiceName> skip =
                 page.skipServices().stream().map(ServiceName::ofKey).toList();
+        List<ServiceName> only =
+                page.onlyServices().stream().map(ServiceName::ofKey).toList();
         try (SqlSession s = sessions.openSession(true)) {
-            return s.getMapper(JobMapper.class).loadDue(cursors, page.before(), page.limitPerShard(), skip).stream()
+            return s
+                    .getMapper(JobMapper.class)
+                    .loadDue(cursors, page.before(), page.limitPerShard(), skip, only)
+                    .stream()
                     .map(r -> new IndexEntry(r.id, r.dueAt, Job.serviceKey(r.app, r.service), r.shard))
                     .toList();
         }

@@ -59,7 +59,15 @@ public final class MyBatisJobMutations implements JobMutations {
             List<LockedJobRow> before = m.lockLive(ids);
             long now = clock.getAsLong();
             if (before.isEmpty()
-                    || m.markFinal(id, app, CANCELABLE, JobState.CANCELED.name(), "canceled", token, now) == 0) {
+                    || m.markFinal(
+                                    id,
+                                    app,
+                                    CANCELABLE,
+                                    JobState.CANCELED.name(),
+                                    whyCanceled(before.get(0)),
+                                    token,
+                                    now)
+                            == 0) {
                 return Optional.empty();
             }
             m.copyToBacklog(ids, token, now);
@@ -71,6 +79,19 @@ public final class MyBatisJobMutations implements JobMutations {
             s.commit();
             return Optional.of(JobRows.toJob(row));
         }
+    }
+
+    /**
+     * What the job's record says of its cancel. Clocks of different nodes cannot order a send and a
+     * cancel to the millisecond, so the record says what the database knew: an attempt under way
+     * (claimed, possibly sent already) may still arrive, and its log row, once its node writes it,
+     * shows whether it did.
+     */
+    private static String whyCanceled(LockedJobRow job) {
+        return "RUNNING".equals(job.state)
+                ? "canceled while attempt " + job.attempts + " was under way on " + job.ownerNode
+                        + ": it may still arrive"
+                : "canceled";
     }
 
     @Override

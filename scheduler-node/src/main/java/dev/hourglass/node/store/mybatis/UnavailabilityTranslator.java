@@ -32,7 +32,16 @@ final class UnavailabilityTranslator implements SqlSessionFactory {
         this.delegate = delegate;
     }
 
-    /** Connection (08), transaction rollback (40, deadlocks), timeouts, MySQL's lock wait timeout. */
+    /**
+     * The server refuses writes for now: read-only (1290, a replica or a primary being switched
+     * over; 1792, a read-only transaction), a full disk (1021) or table (1114).
+     */
+    private static final java.util.Set<Integer> REFUSING_WRITES = java.util.Set.of(1290, 1792, 1021, 1114);
+
+    /**
+     * Connection (08), transaction rollback (40, deadlocks), timeouts, MySQL's lock wait timeout, a
+     * server refusing writes for now.
+     */
     static boolean meansUnavailable(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
             if (c instanceof SQLTransientConnectionException
@@ -43,7 +52,8 @@ final class UnavailabilityTranslator implements SqlSessionFactory {
             if (c instanceof SQLException sql) {
                 String state = sql.getSQLState();
                 if ((state != null && (state.startsWith("08") || state.startsWith("40")))
-                        || sql.getErrorCode() == 1205) {
+                        || sql.getErrorCode() == 1205
+                        || REFUSING_WRITES.contains(sql.getErrorCode())) {
                     return true;
                 }
             }

@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.header.Header;
@@ -56,10 +55,7 @@ class KafkaDispatchIT {
     }
 
     private static void createTopic(String name, int partitions) throws Exception {
-        kafka.admin()
-                .createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
-                .all()
-                .get();
+        TestKafka.createTopic(kafka, name, partitions);
     }
 
     private static KafkaConsumer<byte[], byte[]> consumer(String topic) {
