@@ -73,11 +73,11 @@ public interface AttemptStore {
      * Attempts that waited at their service's gate until little of their deadline was left: each
      * still RUNNING under {@code node} with its number gets a fresh deadline ({@code now} + its
      * timeout), which the timeout sweeps of every node then respect, so it keeps its place in the
-     * gate's line instead of being given back and claimed again at the end of it. Returns the new
-     * deadline of each attempt renewed; one missing was not this node's current attempt any more
+     * gate's line instead of being given back and claimed again at the end of it. Returns the jobs
+     * whose attempt was renewed; one missing was not this node's current attempt any more
      * (canceled, taken over).
      */
-    Map<Long, Long> renewDeadlines(Collection<ClaimedAttempt> attempts, String node, long now);
+    Set<Long> renewDeadlines(Collection<ClaimedAttempt> attempts, String node, long now);
 
     record Claim(List<Job> claimed, List<Long> expired) {}
 

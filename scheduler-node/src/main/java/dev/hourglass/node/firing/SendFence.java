@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -160,10 +161,11 @@ final class SendFence implements Runnable {
 
     /** A renewed attempt is current (the update was conditional on it); one not renewed is not. */
     private void renew(List<PendingSend> renewals) {
-        Map<Long, Long> renewed;
+        Set<Long> renewed;
+        long now = clock.millis();
         try {
             renewed = store.renewDeadlines(
-                    renewals.stream().map(PendingSend::attempt).toList(), nodeId, clock.millis());
+                    renewals.stream().map(PendingSend::attempt).toList(), nodeId, now);
         } catch (RuntimeException e) {
             // not sent with its deadline this near: given back, as before there were renewals
             LOG.warn(
@@ -175,9 +177,8 @@ final class SendFence implements Runnable {
         }
         List<AttemptStore.ClaimedAttempt> superseded = new ArrayList<>();
         for (PendingSend s : renewals) {
-            Long deadline = renewed.get(s.job().id());
-            if (deadline != null) {
-                s.renewed(deadline);
+            if (renewed.contains(s.job().id())) {
+                s.renewed(now + s.job().timeoutMs()); // as the update wrote it
                 verdicts.current(s);
             } else {
                 verdicts.superseded(s);

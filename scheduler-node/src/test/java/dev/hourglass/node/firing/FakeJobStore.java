@@ -238,8 +238,8 @@ final class FakeJobStore implements AttemptStore {
     }
 
     @Override
-    public synchronized Map<Long, Long> renewDeadlines(Collection<ClaimedAttempt> attempts, String node, long now) {
-        Map<Long, Long> renewed = new HashMap<>();
+    public synchronized java.util.Set<Long> renewDeadlines(Collection<ClaimedAttempt> attempts, String node, long now) {
+        java.util.Set<Long> renewed = new java.util.HashSet<>();
         for (ClaimedAttempt a : attempts) {
             Job j = jobs.get(a.jobId());
             if (j != null
@@ -250,7 +250,7 @@ final class FakeJobStore implements AttemptStore {
                 jobs.put(
                         a.jobId(),
                         with(j, JobState.RUNNING, j.fireAt(), deadline, j.attempts(), j.maxAttempts(), node, now));
-                renewed.put(a.jobId(), deadline);
+                renewed.add(a.jobId());
                 renewals.add(a);
             }
         }

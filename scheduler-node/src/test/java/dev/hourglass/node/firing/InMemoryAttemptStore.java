@@ -70,7 +70,7 @@ final class InMemoryAttemptStore implements AttemptStore {
     }
 
     @Override
-    public Map<Long, Long> renewDeadlines(Collection<ClaimedAttempt> attempts, String node, long now) {
+    public java.util.Set<Long> renewDeadlines(Collection<ClaimedAttempt> attempts, String node, long now) {
         throw new UnsupportedOperationException();
     }
 }

@@ -139,8 +139,6 @@ public interface JobMapper {
             @Param("node") String node,
             @Param("now") long now);
 
-    Long deadlineOf(@Param("jobId") long jobId);
-
     int deleteOpenExecution(@Param("jobId") long jobId, @Param("attempt") int attempt);
 
     int failInPlace(

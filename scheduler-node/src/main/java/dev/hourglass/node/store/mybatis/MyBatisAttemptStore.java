@@ -288,21 +288,26 @@ public final class MyBatisAttemptStore implements AttemptStore {
         }
     }
 
-    @Override
-    public Map<Long, Long> renewDeadlines(Collection<ClaimedAttempt> attempts, String node, long now) {
-        if (attempts.isEmpty()) {
-            return Map.of();
-        }
-        List<ClaimedAttempt> ordered = attempts.stream()
+    /** Rows are locked in ascending job id, as by every transaction here: no deadlock among them. */
+    private static List<ClaimedAttempt> inJobIdOrder(Collection<ClaimedAttempt> attempts) {
+        return attempts.stream()
                 .sorted(Comparator.comparingLong(ClaimedAttempt::jobId))
                 .toList();
+    }
+
+    @Override
+    public Set<Long> renewDeadlines(Collection<ClaimedAttempt> attempts, String node, long now) {
+        if (attempts.isEmpty()) {
+            return Set.of();
+        }
+        List<ClaimedAttempt> ordered = inJobIdOrder(attempts);
         return failures.retryingDeadlocks(() -> {
             try (SqlSession s = sessions.openSession(false)) {
                 JobMapper m = s.getMapper(JobMapper.class);
-                Map<Long, Long> renewed = new HashMap<>();
+                Set<Long> renewed = new HashSet<>();
                 for (ClaimedAttempt a : ordered) {
                     if (m.renewDeadline(a.jobId(), a.attempt(), node, now) == 1) {
-                        renewed.put(a.jobId(), m.deadlineOf(a.jobId()));
+                        renewed.add(a.jobId());
                     }
                 }
                 s.commit(true);
@@ -316,9 +321,7 @@ public final class MyBatisAttemptStore implements AttemptStore {
         if (attempts.isEmpty()) {
             return 0;
         }
-        List<ClaimedAttempt> ordered = attempts.stream()
-                .sorted(Comparator.comparingLong(ClaimedAttempt::jobId))
-                .toList();
+        List<ClaimedAttempt> ordered = inJobIdOrder(attempts);
         return failures.retryingDeadlocks(() -> {
             try (SqlSession s = sessions.openSession(false)) {
                 JobMapper m = s.getMapper(JobMapper.class);
