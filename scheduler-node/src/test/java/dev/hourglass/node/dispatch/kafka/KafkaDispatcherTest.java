@@ -22,7 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.producer.BufferExhaustedException;
 import org.apache.kafka.clients.producer.Callback;
@@ -91,9 +91,13 @@ class KafkaDispatcherTest {
         // on thawing its shard lease has lapsed, and another node may be sending attempt 2 already
         start(DEFAULTS);
         producer.topicMissing("orders");
-        AtomicBoolean mayStillLeave = new AtomicBoolean(true);
-        CompletableFuture<DeliveryResult> first = deliver(7, 1, 30_000, "orders", "{}", mayStillLeave::get);
-        mayStillLeave.set(false);
+        // current when first tried (refused: no metadata), no longer current at every later try. The
+        // lease is checked just before the append, so the topic appears only once that first try is
+        // over: a lease that lapses during an append is the lease margin's business, not this test's
+        AtomicInteger consulted = new AtomicInteger();
+        CompletableFuture<DeliveryResult> first =
+                deliver(7, 1, 30_000, "orders", "{}", () -> consulted.incrementAndGet() == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> producer.refusals.get() >= 1);
         producer.topicCreated("orders");
 
         DeliveryResult r = await().atMost(Duration.ofSeconds(5)).until(() -> first.getNow(null), x -> x != null);
@@ -281,6 +285,7 @@ class KafkaDispatcherTest {
         final List<String> handedOverAfterTheirAttemptEnded = new CopyOnWriteArrayList<>();
         volatile Predicate<ProducerRecord<byte[], byte[]>> attemptEnded = r -> false;
         volatile boolean bufferFull;
+        final AtomicInteger refusals = new AtomicInteger();
 
         StubProducer(Properties config) {
             super(false, null, new ByteArraySerializer(), new ByteArraySerializer());
@@ -338,7 +343,8 @@ class KafkaDispatcherTest {
             }
         }
 
-        private static Future<RecordMetadata> refuse(Callback callback, RuntimeException e) {
+        private Future<RecordMetadata> refuse(Callback callback, RuntimeException e) {
+            refusals.incrementAndGet();
             callback.onCompletion(null, e);
             return CompletableFuture.failedFuture(e);
         }
