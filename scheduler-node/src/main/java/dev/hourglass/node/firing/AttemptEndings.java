@@ -22,20 +22,20 @@ public final class AttemptEndings {
             Job job, Optional<ServiceDefinition> service, DeliveryResult r, long firedAt, long now) {
         Backoff backoff = service.map(ServiceDefinition::backoff).orElse(Backoff.DEFAULT);
         NextStep next = r.reachedReceiver()
-                ? RetryPolicy.next(job.budget(), r.outcome(), r.retryAfterMs(), backoff, now)
-                : RetryPolicy.nextAfterUndelivered(job.budget(), backoff, now);
+                ? RetryPolicy.next(job.id(), job.budget(), r.outcome(), r.retryAfterMs(), backoff, now)
+                : RetryPolicy.nextAfterUndelivered(job.id(), job.budget(), backoff, now);
         return result(job, r.outcome(), r.message(), firedAt, now, next);
     }
 
     /** A claimed attempt this node could not send (its service could not be read). */
     static AttemptResult notSent(Job job, String why, long now) {
-        NextStep next = RetryPolicy.nextAfterUndelivered(job.budget(), Backoff.DEFAULT, now);
+        NextStep next = RetryPolicy.nextAfterUndelivered(job.id(), job.budget(), Backoff.DEFAULT, now);
         return result(job, AttemptOutcome.ERROR, why, null, now, next);
     }
 
     /** No result within the attempt's deadline. */
     static AttemptResult timedOut(Job job, Backoff backoff, long now) {
-        NextStep next = RetryPolicy.next(job.budget(), AttemptOutcome.TIMEOUT, null, backoff, now);
+        NextStep next = RetryPolicy.next(job.id(), job.budget(), AttemptOutcome.TIMEOUT, null, backoff, now);
         return result(job, AttemptOutcome.TIMEOUT, "no result within " + job.timeoutMs() + " ms", null, now, next)
                 .forClaimRead(job.version());
     }
@@ -56,7 +56,7 @@ public final class AttemptEndings {
     /** The consumer reported the attempt's result (CONSUMER ack mode, or any asynchronous report). */
     public static AttemptResult reported(
             Job job, AttemptOutcome outcome, Long retryAfterMs, String message, Backoff backoff, long now) {
-        NextStep next = RetryPolicy.next(job.budget(), outcome, retryAfterMs, backoff, now);
+        NextStep next = RetryPolicy.next(job.id(), job.budget(), outcome, retryAfterMs, backoff, now);
         return result(job, outcome, message, null, now, next);
     }
 

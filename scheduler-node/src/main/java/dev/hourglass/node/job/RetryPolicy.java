@@ -2,8 +2,9 @@ package dev.hourglass.node.job;
 
 /**
  * Decides what follows an attempt. SUCCESS finishes; FAIL fails for good; RETRY, TIMEOUT and ERROR
- * retry at {@code now + max(backoff, retryAfter)} while the budget lasts, and fail after. Pure: the
- * caller passes the time.
+ * retry at {@code now + max(backoff, retryAfter)} while the budget lasts, and fail after; the backoff
+ * is the job's jittered one ({@link Backoff#jitteredDelayBeforeRetry}: the configured delay plus up
+ * to a fifth of it). Pure: the caller passes the time.
  *
  * <p>Two kinds of attempt are judged apart, because they say nothing about the receiver:
  *
@@ -21,7 +22,7 @@ public final class RetryPolicy {
     private RetryPolicy() {}
 
     public static NextStep next(
-            AttemptBudget budget, AttemptOutcome outcome, Long retryAfterMs, Backoff backoff, long now) {
+            long jobId, AttemptBudget budget, AttemptOutcome outcome, Long retryAfterMs, Backoff backoff, long now) {
         switch (outcome) {
             case SUCCESS:
                 return NextStep.finished();
@@ -31,7 +32,7 @@ public final class RetryPolicy {
                 if (!budget.hasAttemptsLeft()) {
                     return NextStep.failed();
                 }
-                long wait = backoff.delayBeforeRetry(Math.max(1, budget.spent()));
+                long wait = backoff.jitteredDelayBeforeRetry(Math.max(1, budget.spent()), jobId);
                 if (retryAfterMs != null && retryAfterMs > wait) {
                     wait = retryAfterMs;
                 }
@@ -40,11 +41,12 @@ public final class RetryPolicy {
     }
 
     /** After an ERROR that never reached the receiver. */
-    public static NextStep nextAfterUndelivered(AttemptBudget budget, Backoff backoff, long now) {
+    public static NextStep nextAfterUndelivered(long jobId, AttemptBudget budget, Backoff backoff, long now) {
         if (budget.maxAttempts() >= JobBounds.MAX_ATTEMPTS) {
-            return next(budget, AttemptOutcome.ERROR, null, backoff, now);
+            return next(jobId, budget, AttemptOutcome.ERROR, null, backoff, now);
         }
-        return NextStep.retryUncounted(Times.plus(now, backoff.delayBeforeRetry(Math.max(1, budget.spent()))));
+        return NextStep.retryUncounted(
+                Times.plus(now, backoff.jitteredDelayBeforeRetry(Math.max(1, budget.spent()), jobId)));
     }
 
     /**

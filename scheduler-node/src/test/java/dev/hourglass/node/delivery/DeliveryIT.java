@@ -99,6 +99,38 @@ class DeliveryIT {
         }
     }
 
+    /**
+     * A receiver that is down fails 60 jobs due at the same moment: their retries are spread over
+     * the backoff's jitter ([5,000, 6,000] ms after each attempt ended, docs/api.md) instead of all
+     * coming back at the same millisecond, and none is due sooner than the backoff.
+     */
+    @Test
+    void jobsThatFailedTogetherAreRetriedSpreadOverTheJitterNeverBeforeTheBackoff() {
+        String service = f.httpService("\"backoff\":{\"initialMs\":5000,\"multiplier\":1.0,\"maxMs\":5000}");
+        f.receiver.respond(r -> Reply.status(503));
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            ids.add(f.submit(service, 500, "").get("id").asText());
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> ids.stream()
+                .allMatch(id ->
+                        f.executions(id).size() == 1 && f.executions(id).get(0).hasNonNull("finishedAt")));
+        List<Long> waits = new ArrayList<>();
+        for (String id : ids) {
+            JsonNode job = f.job(id);
+            long ended = NodeFixture.epochMs(f.executions(id).get(0).get("finishedAt"));
+            if ("DELAYED".equals(job.get("state").asText())) {
+                waits.add(NodeFixture.epochMs(job.get("fireAt")) - ended);
+            }
+        }
+        assertThat(waits).as("jobs waiting for their retry").hasSizeGreaterThan(50);
+        assertThat(waits).allSatisfy(w -> assertThat(w).isBetween(5_000L, 6_000L));
+        long spread = waits.stream().mapToLong(Long::longValue).max().orElseThrow()
+                - waits.stream().mapToLong(Long::longValue).min().orElseThrow();
+        assertThat(spread).as("retry waits %s spread over the jitter", waits).isGreaterThan(400);
+        assertThat(waits.stream().distinct().count()).as("distinct waits").isGreaterThan(40);
+    }
+
     @Test
     void retriesWithBackoffThenFailsIntoTheBacklog() {
         String service =
