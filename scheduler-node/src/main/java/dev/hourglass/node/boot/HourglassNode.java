@@ -16,6 +16,7 @@ import dev.hourglass.node.catalog.ServiceCommands;
 import dev.hourglass.node.cluster.Assignment;
 import dev.hourglass.node.cluster.ClusterView;
 import dev.hourglass.node.cluster.CuratorCoordinator;
+import dev.hourglass.node.cluster.DatabaseLossWatch;
 import dev.hourglass.node.cluster.EmbeddedZooKeeper;
 import dev.hourglass.node.cluster.Member;
 import dev.hourglass.node.cluster.ZooKeeperAuth;
@@ -73,6 +74,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -101,6 +103,7 @@ public final class HourglassNode implements AutoCloseable {
     private final EmbeddedZooKeeper embeddedZooKeeper;
     private final DubboRuntime dubbo;
     private final CuratorCoordinator coordinator;
+    private final DatabaseLossWatch databaseWatch;
     private final ShardOwnership shards;
     private final RetentionSweep retention;
     private final LiveCountFolder liveCounts;
@@ -289,6 +292,7 @@ public final class HourglassNode implements AutoCloseable {
                 dubbo.start(Map.of(DelayJobService.class, new DubboJobService(jobs, tenants)));
             }
             coordinator.join();
+            this.databaseWatch = startDatabaseWatch(config, database, coordinator);
             var r = config.retention;
             this.retention = new RetentionSweep(
                     new MyBatisRetentionStore(sessions),
@@ -334,6 +338,40 @@ public final class HourglassNode implements AutoCloseable {
     public static HourglassNode start(NodeConfig config, Clock clock) {
         config.validate();
         return new HourglassNode(config, clock);
+    }
+
+    /** A node of a cluster on a database of its own hands its shards on while it cannot reach it. */
+    private static DatabaseLossWatch startDatabaseWatch(
+            NodeConfig config, Database database, CuratorCoordinator coordinator) {
+        if (config.isStandalone() || config.cluster.databaseLossStepBackMs == 0) {
+            return null; // in-process H2 on one node: no link to lose, nobody to hand the shards to
+        }
+        return new DatabaseLossWatch(
+                        database::answersPromptly,
+                        new DatabaseLossWatch.Stance() {
+                            @Override
+                            public void stepBack(String why) {
+                                coordinator.stepBack(why);
+                            }
+
+                            @Override
+                            public void stepForward() {
+                                coordinator.stepForward();
+                            }
+                        },
+                        () -> System.nanoTime() / 1_000_000,
+                        config.cluster.databaseLossStepBackMs,
+                        Executors.newSingleThreadScheduledExecutor(daemon("hourglass-database-watch")),
+                        Executors.newSingleThreadExecutor(daemon("hourglass-database-probe")))
+                .start();
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String name) {
+        return r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        };
     }
 
     /** Standalone: H2 in the data directory, as {@link StandaloneH2} opens it; otherwise the configured database. */
@@ -384,8 +422,15 @@ public final class HourglassNode implements AutoCloseable {
     }
 
     /** A start that failed half-way: stop what it started, in reverse order. */
+    private void closeDatabaseWatch() {
+        if (databaseWatch != null) {
+            databaseWatch.close();
+        }
+    }
+
     private void stopWhatStarted() {
         for (AutoCloseable part : new AutoCloseable[] {
+            databaseWatch,
             alerts,
             liveCounts,
             historyRoll,
@@ -505,6 +550,7 @@ public final class HourglassNode implements AutoCloseable {
         // shards first: what this node claimed and has not sent is given back, and the master hands
         // the shards on at once. Membership last: while this node is a member, the new owners leave
         // its attempts under way to its results, which it writes before it leaves
+        stop.step("database watch", 1_000, this::closeDatabaseWatch); // no step forward while stopping
         stop.step("giving up shards", 1_000, coordinator::stopTakingShards);
         // the grace for the deliveries, then most of the time beyond it for writing their results:
         // the node must not leave with results unwritten (they would be sent again)
@@ -528,6 +574,7 @@ public final class HourglassNode implements AutoCloseable {
         stop.step("live-count folding", 1_000, liveCounts::close);
         stop.step("firing history", 1_000, historyRoll::close);
         stop.step("alerts", 1_000, alerts::close);
+        stop.step("database watch", 1_000, this::closeDatabaseWatch);
         stop.step("firing", 1_000, engine::halt);
         stop.step("leaving the cluster", 1_000, coordinator::close);
         stop.step("HTTP server", 1_000, http::close);

@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  * {root}/nodes/{nodeId}   EPHEMERAL   Member as JSON (id, address, version, load figures)
- * {root}/leaving/{nodeId} EPHEMERAL   a member stopping gracefully: assigned no shards, still a member
+ * {root}/leaving/{nodeId} EPHEMERAL   a member stopping gracefully, or cut off the database: no shards, still a member
  * {root}/leader           LeaderLatch the master election
  * {root}/assignment       PERSISTENT  Assignment as JSON (epoch, master, node -> shards)
  * </pre>
@@ -100,6 +100,9 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
     private CuratorCache cache;
     private PersistentNode member;
     private volatile boolean leaving;
+    /** This node cannot reach the database ({@link #stepBack}): no shards, still a member. */
+    private volatile boolean steppedBack;
+
     private final Object applying = new Object();
     private volatile Assignment assignment = Assignment.NONE;
     private volatile boolean connected;
@@ -310,7 +313,7 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
                 connected = true; // the PersistentNode re-registers us by itself
                 leaseRenewal.execute(this::renewLease); // not a second later
                 renewWorkerId();
-                if (leaving) {
+                if (leaving || steppedBack) {
                     announceLeaving(); // the ephemeral announcement went with a lost session
                 }
                 applyAssignment();
@@ -389,6 +392,56 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
         announceLeaving();
     }
 
+    /**
+     * This node cannot reach the database ({@link DatabaseLossWatch}): it gives up its shards and
+     * asks for none, announced like a leave, so the master hands them to members that can fire them;
+     * it stays a member, so the new owners leave its attempts under way to their results or their
+     * deadlines (it may have sent them). Without this, a node cut off the database but not off
+     * ZooKeeper would hold its share of the jobs for as long as the cut lasts. If every member steps
+     * back (the database is down for all), the master keeps the assignment as it is: nobody could
+     * do better, and nothing moves. {@link #stepForward()} undoes it.
+     */
+    public void stepBack(String why) {
+        synchronized (applying) {
+            if (steppedBack || leaving) {
+                return;
+            }
+            steppedBack = true;
+            ownership.replace(List.of());
+        }
+        LOG.warn(
+                "{} steps back ({}): its shards go to the other members until it reaches the database again",
+                nodeId,
+                why);
+        announceLeaving();
+    }
+
+    /** The database answers again: this node asks for shards again (unless it is stopping). */
+    public void stepForward() {
+        synchronized (applying) {
+            if (!steppedBack) {
+                return;
+            }
+            steppedBack = false;
+        }
+        if (leaving) {
+            return;
+        }
+        try {
+            client.delete().quietly().forPath(root + "/leaving/" + nodeId);
+            LOG.info("{} reaches the database again: it takes shards again", nodeId);
+        } catch (Exception e) {
+            // the master keeps it out of the assignment until its session ends or the next step forward
+            LOG.warn("withdrawing the step back failed: {}", e.toString());
+        }
+        applyAssignment();
+    }
+
+    /** True while this node cannot reach the database and has handed its shards on. */
+    public boolean steppedBack() {
+        return steppedBack;
+    }
+
     private void announceLeaving() {
         if (!connected) {
             return; // nobody to tell: the master hands the shards on when this node's session ends
@@ -407,7 +460,7 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
         }
     }
 
-    /** Reads the assignment and applies this node's shards (none while disconnected or leaving). */
+    /** Reads the assignment and applies this node's shards (none while disconnected, leaving or stepped back). */
     private void applyAssignment() {
         try {
             // the session before the read: if it changes during the read, the lease is not held
@@ -420,7 +473,7 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
             }
             assignment = read;
             synchronized (applying) {
-                if (connected && !leaving) {
+                if (connected && !leaving && !steppedBack) {
                     List<Integer> mine = read.shardsOf(nodeId);
                     if (!mine.equals(ownership.current())) {
                         LOG.info("epoch {}: {} owns {} shards", read.epoch(), nodeId, mine.size());
@@ -445,7 +498,7 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
             List<String> live = new ArrayList<>(client.getChildren().forPath(root + "/nodes"));
             live.removeAll(leavingMembers());
             if (live.isEmpty()) {
-                return; // every member is leaving: nobody to hand the shards to
+                return; // every member is leaving or stepped back: nobody to hand the shards to
             }
             Stat stat = new Stat();
             Assignment current = Assignment.NONE;
@@ -474,7 +527,7 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
         }
     }
 
-    /** Members stopping gracefully ({@link #stopTakingShards()}): they get no shards. */
+    /** Members stopping gracefully or stepped back ({@link #stopTakingShards()}, {@link #stepBack}): no shards. */
     private List<String> leavingMembers() throws Exception {
         try {
             return client.getChildren().forPath(root + "/leaving");

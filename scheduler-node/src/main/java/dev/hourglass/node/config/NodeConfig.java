@@ -173,6 +173,12 @@ public class NodeConfig {
          * writable by this credential only (docs/security.md). Every node of the cluster uses the same.
          */
         public String zkAuth;
+        /**
+         * How long this node may go without an answer from the database before it hands its shards
+         * to the other members until the database answers again (docs/cluster.md, "Network
+         * partitions"); 0: never.
+         */
+        public long databaseLossStepBackMs = 10_000;
 
         public String kafkaBootstrap;
     }
@@ -350,6 +356,11 @@ public class NodeConfig {
                 errors,
                 cluster.zkSessionTimeoutMs >= 2_000 && cluster.zkSessionTimeoutMs <= 120_000,
                 "cluster.zkSessionTimeoutMs must be in 2000..120000");
+        check(
+                errors,
+                cluster.databaseLossStepBackMs == 0
+                        || (cluster.databaseLossStepBackMs >= 3_000 && cluster.databaseLossStepBackMs <= 3_600_000),
+                "cluster.databaseLossStepBackMs must be 0 (never) or in 3000..3600000");
         check(
                 errors,
                 kafka.sendQueueRecords >= 1 && kafka.sendQueueRecords <= 1_000_000,

@@ -18,7 +18,10 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A TCP proxy on 127.0.0.1 in front of a real server, to cut a client off it the way a network
- * fault would: {@link #cut()} closes every connection and refuses new ones until {@link #mend()}.
+ * fault would: {@link #cut()} closes every connection and refuses new ones until {@link #mend()};
+ * {@link #partition()} is the silent kind (a cable pulled, a firewall dropping packets): nothing
+ * is closed, no byte goes through either way, new connections are accepted and hear nothing, until
+ * {@link #heal()} lets everything held back through, as TCP's retransmissions would.
  * For a MySQL-protocol server it can also cut one connection at the commit of a transaction that
  * wrote a given table ({@link #cutAtCommitAfter}), before or after the server has the COMMIT.
  */
@@ -32,6 +35,8 @@ public final class TcpProxy implements AutoCloseable {
     });
     private final List<Socket> open = new CopyOnWriteArrayList<>();
     private volatile boolean cut;
+    private final Object partitionLock = new Object();
+    private boolean partitioned; // guarded by partitionLock
 
     public TcpProxy(int targetPort) throws IOException {
         this.targetPort = targetPort;
@@ -110,6 +115,7 @@ public final class TcpProxy implements AutoCloseable {
         try (InputStream in = from.getInputStream();
                 OutputStream out = to.getOutputStream()) {
             for (int n; (n = in.read(buffer)) >= 0; ) {
+                awaitHealed(); // held here, the rest waits in the kernel's buffers, as on a dead link
                 if (fromClient && watchedTable != null) {
                     String text = new String(buffer, 0, n, StandardCharsets.ISO_8859_1);
                     if (text.contains(watchedTable)) {
@@ -128,6 +134,7 @@ public final class TcpProxy implements AutoCloseable {
                 }
                 out.write(buffer, 0, n);
             }
+            awaitHealed(); // a close is news that a dead link does not carry either
         } catch (IOException e) {
             // one side went away
         } finally {
@@ -162,6 +169,34 @@ public final class TcpProxy implements AutoCloseable {
     /** Lets connections through again. */
     public void mend() {
         cut = false;
+    }
+
+    /** Silently stops every byte both ways, on open connections and new ones, closing nothing. */
+    public void partition() {
+        synchronized (partitionLock) {
+            partitioned = true;
+        }
+    }
+
+    /** Ends the {@link #partition()}: what was held back goes through, in order. */
+    public void heal() {
+        synchronized (partitionLock) {
+            partitioned = false;
+            partitionLock.notifyAll();
+        }
+    }
+
+    private void awaitHealed() throws IOException {
+        synchronized (partitionLock) {
+            while (partitioned) {
+                try {
+                    partitionLock.wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("proxy closed", e);
+                }
+            }
+        }
     }
 
     private static void closeQuietly(Socket s) {

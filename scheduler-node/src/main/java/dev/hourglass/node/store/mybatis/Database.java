@@ -52,6 +52,7 @@ public final class Database implements AutoCloseable {
     private final SqlSessionFactory sessions;
     private final SqlSessionFactory engineSessions;
     private volatile ScheduledExecutorService maintenance;
+    private final HikariDataSource probe;
 
     /** One pool for everything: {@link #engineSessions()} is {@link #sessions()} (storage tests). */
     public Database(String jdbcUrl, String user, String password, int poolSize) {
@@ -87,6 +88,7 @@ public final class Database implements AutoCloseable {
                 poolSize,
                 metrics,
                 initSql);
+        this.probe = probePool(jdbcUrl, user, password);
         HikariDataSource enginePool = null;
         try {
             Flyway.configure()
@@ -108,6 +110,7 @@ public final class Database implements AutoCloseable {
             if (enginePool != null) {
                 enginePool.close();
             }
+            probe.close();
             api.close();
             throw e;
         }
@@ -160,10 +163,60 @@ public final class Database implements AutoCloseable {
         hikari.setPoolName(name);
         hikari.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
         hikari.setConnectionTimeout(5_000);
+        answerWithin(hikari, jdbcUrl, SOCKET_TIMEOUT_MS);
         if (metrics != null) {
             hikari.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(metrics));
         }
         return new HikariDataSource(hikari);
+    }
+
+    /**
+     * How long a connection waits for the server's answer (MariaDB's and MySQL's drivers), unless
+     * the URL says otherwise. Without it a statement on a link that went silent (a partition: no
+     * reset, no close) waits for the operating system to give up on the connection, about 15
+     * minutes on Linux; the server-side statement limit (30 s) does not help, since its answer is
+     * what is lost. Longer than that limit, so that it never cuts a statement the server still runs.
+     */
+    static final int SOCKET_TIMEOUT_MS = 40_000;
+
+    private static void answerWithin(HikariConfig hikari, String jdbcUrl, int socketTimeoutMs) {
+        if (!jdbcUrl.startsWith("jdbc:h2:")
+                && !jdbcUrl.toLowerCase(java.util.Locale.ROOT).contains("sockettimeout")) {
+            hikari.addDataSourceProperty("socketTimeout", Integer.toString(socketTimeoutMs));
+        }
+    }
+
+    /**
+     * One connection of its own for {@link #answersPromptly()}: the API's and the engine's pools can
+     * be busy to their last connection under load, which says nothing about the link. Not opened
+     * at start (the node may start while the database is away).
+     */
+    private static HikariDataSource probePool(String jdbcUrl, String user, String password) {
+        HikariConfig hikari = new HikariConfig();
+        hikari.setJdbcUrl(jdbcUrl);
+        hikari.setUsername(user);
+        hikari.setPassword(password);
+        hikari.setMaximumPoolSize(1);
+        hikari.setMinimumIdle(0);
+        hikari.setPoolName("hourglass-probe");
+        hikari.setConnectionTimeout(3_000);
+        hikari.setValidationTimeout(2_000);
+        hikari.setInitializationFailTimeout(-1);
+        answerWithin(hikari, jdbcUrl, 3_000);
+        return new HikariDataSource(hikari);
+    }
+
+    /**
+     * True when the database answers a validation within about 2 s, on the probe's own connection
+     * (bounded: at most about 5 s even on a silent link). The cluster's database-loss watch asks it
+     * once a second.
+     */
+    public boolean answersPromptly() {
+        try (Connection c = probe.getConnection()) {
+            return c.isValid(2);
+        } catch (Exception e) {
+            return false;
+        }
     }
 
     private static SqlSessionFactory sessionFactory(DataSource dataSource) {
@@ -245,6 +298,7 @@ public final class Database implements AutoCloseable {
         if (engine != null) {
             engine.close();
         }
+        probe.close();
         api.close();
     }
 }
