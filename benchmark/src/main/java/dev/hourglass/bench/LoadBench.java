@@ -122,14 +122,31 @@ public final class LoadBench {
         }
         warmGeneratorOnly(opt("warm-generator-seconds", 0));
         warmUp();
-        return switch (workload) {
-            case "burst" -> burst((int) opt("jobs", 20_000), opt("spread-ms", 1_000));
-            case "steady" -> steady((int) opt("rate", 500), (int) opt("seconds", 60), opt("delay-ms", 5_000));
-            case "pending" ->
-                pending(app, (int) opt("pending", 1_000_000), (int) opt("rate", 500), (int) opt("seconds", 60));
-            case "stats" -> stats(app, (int) opt("pending", 10_000_000));
-            default -> throw new IllegalArgumentException("workload is burst, steady, pending, stats or submit");
-        };
+        ProcessCpu nodeCpu = new ProcessCpu(opts.get("cpu-node"));
+        ProcessCpu dbCpu = new ProcessCpu(opts.get("cpu-db"));
+        double nodeBefore = nodeCpu.seconds();
+        double dbBefore = dbCpu.seconds();
+        ObjectNode out =
+                switch (workload) {
+                    case "burst" -> burst((int) opt("jobs", 20_000), opt("spread-ms", 1_000));
+                    case "steady" -> steady((int) opt("rate", 500), (int) opt("seconds", 60), opt("delay-ms", 5_000));
+                    case "pending" ->
+                        pending(app, (int) opt("pending", 1_000_000), (int) opt("rate", 500), (int) opt("seconds", 60));
+                    case "stats" -> stats(app, (int) opt("pending", 10_000_000));
+                    default ->
+                        throw new IllegalArgumentException("workload is burst, steady, pending, stats or submit");
+                };
+        if (!nodeCpu.isEmpty() && (workload.equals("steady") || workload.equals("burst"))) {
+            // the whole life of the run's jobs: submits, claims, sends, results, and the idle cost meanwhile
+            double node = nodeCpu.seconds() - nodeBefore;
+            double db = dbCpu.seconds() - dbBefore;
+            long jobs = out.path("jobs").asLong(1);
+            ObjectNode cpu = out.putObject("cpuSecondsPer1000Jobs");
+            cpu.put("node", Math.round(node * 1_000_000 / jobs) / 1_000.0);
+            cpu.put("database", Math.round(db * 1_000_000 / jobs) / 1_000.0);
+            cpu.put("both", Math.round((node + db) * 1_000_000 / jobs) / 1_000.0);
+        }
+        return out;
     }
 
     /**
