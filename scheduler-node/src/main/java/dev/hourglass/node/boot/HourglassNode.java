@@ -518,7 +518,8 @@ public final class HourglassNode implements AutoCloseable {
 
     public String baseUrl() {
         String host = "0.0.0.0".equals(config.http.host) ? "127.0.0.1" : config.http.host;
-        return "http://" + host + ":" + httpPort();
+        String scheme = config.http.tls != null && config.http.tls.keyStore() != null ? "https" : "http";
+        return scheme + "://" + host + ":" + httpPort();
     }
 
     public boolean isReady() {

@@ -79,6 +79,9 @@ class HttpsIT {
         HttpResponse<String> byName =
                 send(trusting, "GET", "https://localhost:" + node.httpPort() + "/api/v1/apps", null);
         assertThat(byName.statusCode()).as("by the certificate's other name").isEqualTo(200);
+        assertThat(node.baseUrl())
+                .as("the address the node announces to the cluster and the dashboard")
+                .isEqualTo("https://127.0.0.1:" + node.httpPort());
     }
 
     @Test
