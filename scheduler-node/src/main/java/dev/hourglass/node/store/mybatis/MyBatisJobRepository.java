@@ -214,7 +214,13 @@ public final class MyBatisJobRepository implements JobRepository {
         if (wanted.isEmpty()) {
             return holders;
         }
-        m.reserveBizKeys(new ArrayList<>(wanted.values()));
+        int taken = m.reserveBizKeys(new ArrayList<>(wanted.values()));
+        if (taken == wanted.size()) {
+            // INSERT IGNORE counts the rows it inserted: every key went to its job, none was held,
+            // so there is nothing to read back (the usual case: one round trip, not two)
+            wanted.forEach((key, row) -> holders.put(key, row.jobId));
+            return holders;
+        }
         Map<String, List<String>> keysByApp = new HashMap<>();
         wanted.values()
                 .forEach(k ->
