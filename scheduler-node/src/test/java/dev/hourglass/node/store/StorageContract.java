@@ -296,6 +296,54 @@ public abstract class StorageContract {
     }
 
     /**
+     * A success with nothing to record is copied to the backlog without an update first; it must
+     * apply exactly as the conditional update did: only to the attempt that is RUNNING now, keeping
+     * what the earlier attempts recorded.
+     */
+    @Test
+    void aSuccessEndsOnlyTheCurrentAttemptAndKeepsTheEarlierError() {
+        Job j = job(T0, null, 7);
+        jobs.insertAll(List.of(j));
+        attempts.claim(List.of(j.id()), "n1", T0, T0);
+        attempts.record(
+                List.of(new AttemptResult(
+                        j.id(),
+                        1,
+                        AttemptOutcome.RETRY,
+                        "HTTP 500",
+                        null,
+                        T0 + 50,
+                        NextStep.retryAt(T0 + 1_000),
+                        7,
+                        "a/svc")),
+                T0 + 50);
+        assertThat(attempts.claim(List.of(j.id()), "n2", T0 + 1_000, T0 + 1_000).claimed())
+                .hasSize(1);
+        attempts.record(
+                List.of(new AttemptResult(
+                        j.id(), 1, AttemptOutcome.SUCCESS, null, null, T0 + 1_010, NextStep.finished(), 7, "a/svc")),
+                T0 + 1_010);
+        Job running = jobs.find(j.id()).orElseThrow();
+        assertThat(running.state()).as("a late success of attempt 1").isEqualTo(JobState.RUNNING);
+        assertThat(running.attempts()).isEqualTo(2);
+
+        attempts.record(
+                List.of(new AttemptResult(
+                        j.id(), 2, AttemptOutcome.SUCCESS, null, null, T0 + 1_020, NextStep.finished(), 7, "a/svc")),
+                T0 + 1_020);
+        Job done = jobs.find(j.id()).orElseThrow();
+        assertThat(done.state()).isEqualTo(JobState.FINISHED);
+        assertThat(done.attempts()).isEqualTo(2);
+        assertThat(done.lastError()).as("the retry's error stays").isEqualTo("HTTP 500");
+        assertThat(done.version())
+                .as("one version more than the running attempt's")
+                .isEqualTo(running.version() + 1);
+        assertThat(jobs.executions(j.id()))
+                .extracting(e -> e.outcome())
+                .containsExactly(AttemptOutcome.RETRY, AttemptOutcome.SUCCESS);
+    }
+
+    /**
      * The timeout sweep decides from a read of the job; by the time its result is written the
      * attempt may have been given back and claimed again under the same number. Its result is for
      * the claim it read, and must not end the new one.

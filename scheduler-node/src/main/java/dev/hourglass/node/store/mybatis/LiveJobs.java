@@ -27,11 +27,12 @@ final class LiveJobs {
     /**
      * Mirrors an update conditional on "attempt {@code attempt} of the job is RUNNING": if that
      * holds, the job moves to {@code to}, or leaves the live table when {@code to} is null.
+     * Returns whether it held: the rows are locked, so it is what the update would find.
      */
-    void moveRunning(long jobId, int attempt, String to) {
+    boolean moveRunning(long jobId, int attempt, String to) {
         LockedJobRow r = byId.get(jobId);
         if (r == null || r.attempts != attempt || !"RUNNING".equals(r.state)) {
-            return;
+            return false;
         }
         counts.removed(r.app, r.service, r.state);
         if (to == null) {
@@ -40,6 +41,7 @@ final class LiveJobs {
             counts.added(r.app, r.service, to);
             r.state = to;
         }
+        return true;
     }
 
     /**
