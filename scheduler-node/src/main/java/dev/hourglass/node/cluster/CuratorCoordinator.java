@@ -102,6 +102,8 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
     private volatile boolean leaving;
     /** This node cannot reach the database ({@link #stepBack}): no shards, still a member. */
     private volatile boolean steppedBack;
+    /** The {@code leaving} znode was created (this session or an earlier one) and not withdrawn since. */
+    private volatile boolean leaveAnnounced;
 
     private final Object applying = new Object();
     private volatile Assignment assignment = Assignment.NONE;
@@ -367,6 +369,14 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
         if (!connected) {
             return;
         }
+        // an announcement or a withdrawal that failed (ZooKeeper away at that moment) is made now:
+        // a node that takes no shards while the master still assigns it some would strand them
+        boolean out = leaving || steppedBack;
+        if (out && !leaveAnnounced) {
+            announceLeaving();
+        } else if (!out && leaveAnnounced) {
+            withdrawLeave();
+        }
         applyAssignment();
         rebalanceIfMaster();
     }
@@ -427,14 +437,21 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
         if (leaving) {
             return;
         }
+        LOG.info("{} reaches the database again: it takes shards again", nodeId);
+        withdrawLeave();
+        applyAssignment();
+    }
+
+    private void withdrawLeave() {
+        if (!connected) {
+            return; // the periodic reconcile withdraws it once connected
+        }
         try {
             client.delete().quietly().forPath(root + "/leaving/" + nodeId);
-            LOG.info("{} reaches the database again: it takes shards again", nodeId);
+            leaveAnnounced = false;
         } catch (Exception e) {
-            // the master keeps it out of the assignment until its session ends or the next step forward
-            LOG.warn("withdrawing the step back failed: {}", e.toString());
+            LOG.warn("withdrawing the announcement failed (the periodic reconcile tries again): {}", e.toString());
         }
-        applyAssignment();
     }
 
     /** True while this node cannot reach the database and has handed its shards on. */
@@ -451,12 +468,16 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
                     .creatingParentContainersIfNeeded()
                     .withMode(CreateMode.EPHEMERAL)
                     .forPath(root + "/leaving/" + nodeId);
-            LOG.info("{} is leaving: its shards go to the other members", nodeId);
+            leaveAnnounced = true;
+            LOG.info(
+                    "{} takes no shards ({}): they go to the other members",
+                    nodeId,
+                    leaving ? "stopping" : "stepped back");
         } catch (KeeperException.NodeExistsException e) {
-            // announced already
+            leaveAnnounced = true; // announced already
         } catch (Exception e) {
-            // a master that does not hear of it hands the shards on when this node leaves
-            LOG.warn("announcing the leave failed: {}", e.toString());
+            // the periodic reconcile tries again; a stopping node's shards move when it leaves anyway
+            LOG.warn("announcing that this node takes no shards failed: {}", e.toString());
         }
     }
 

@@ -186,6 +186,42 @@ class CoordinatorIT {
                 .until(() -> ca.members().stream().map(Member::id).toList().equals(List.of("a")));
     }
 
+    /**
+     * A node cut off its database steps back (docs/cluster.md, "Network partitions"): its shards go
+     * to the others while it stays a member, and come back when it steps forward — also when it
+     * steps forward while ZooKeeper is away, which it can only tell the master once reconnected.
+     */
+    @Test
+    void aNodeThatStepsBackHandsItsShardsOnAndTakesItsShareBackWhenItStepsForward() throws Exception {
+        TestingServer zk = new TestingServer(true);
+        closeLast.add(zk);
+        ShardOwnership a = new ShardOwnership(List.of());
+        ShardOwnership b = new ShardOwnership(List.of());
+        CuratorCoordinator ca = coordinator(zk.getConnectString(), "a", a);
+        CuratorCoordinator cb = coordinator(zk.getConnectString(), "b", b);
+        await().atMost(Duration.ofSeconds(15)).until(() -> balanced(a, b));
+
+        cb.stepBack("test: no answer from the database");
+        assertThat(b.current()).as("given up at once, locally").isEmpty();
+        await().atMost(Duration.ofSeconds(5)).until(() -> a.current().size() == 16);
+        assertThat(ca.members()).extracting(Member::id).containsExactly("a", "b");
+        Thread.sleep(2_500); // a reconcile round of each: b takes no shard back
+        assertThat(b.current()).isEmpty();
+
+        cb.stepForward();
+        await().atMost(Duration.ofSeconds(10)).until(() -> balanced(a, b));
+
+        cb.stepBack("test: again");
+        await().atMost(Duration.ofSeconds(5)).until(() -> a.current().size() == 16);
+        zk.stop();
+        await().atMost(Duration.ofSeconds(5)).until(() -> !cb.isConnected());
+        cb.stepForward(); // the database answers again while ZooKeeper is away
+        zk.restart();
+        await("b back in the assignment after the reconnect")
+                .atMost(Duration.ofSeconds(20))
+                .until(() -> balanced(a, b));
+    }
+
     @Test
     void membersAndAssignmentsWrittenByANewerVersionAreReadAndAnUnreadableMemberStaysAMember() throws Exception {
         // a rolling upgrade: a newer node announces fields this one does not know
