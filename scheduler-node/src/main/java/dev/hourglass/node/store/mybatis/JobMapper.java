@@ -54,14 +54,6 @@ public interface JobMapper {
 
     int deleteLive(@Param("ids") IdList ids, @Param("token") String token);
 
-    int copyEndedToBacklog(
-            @Param("ids") IdList ids,
-            @Param("state") String state,
-            @Param("token") String token,
-            @Param("now") long now);
-
-    int deleteLiveByIds(@Param("ids") IdList ids);
-
     int revive(
             @Param("id") long id,
             @Param("app") String app,

@@ -27,12 +27,11 @@ final class LiveJobs {
     /**
      * Mirrors an update conditional on "attempt {@code attempt} of the job is RUNNING": if that
      * holds, the job moves to {@code to}, or leaves the live table when {@code to} is null.
-     * Returns whether it held: the rows are locked, so it is what the update would find.
      */
-    boolean moveRunning(long jobId, int attempt, String to) {
+    void moveRunning(long jobId, int attempt, String to) {
         LockedJobRow r = byId.get(jobId);
         if (r == null || r.attempts != attempt || !"RUNNING".equals(r.state)) {
-            return false;
+            return;
         }
         counts.removed(r.app, r.service, r.state);
         if (to == null) {
@@ -41,7 +40,6 @@ final class LiveJobs {
             counts.added(r.app, r.service, to);
             r.state = to;
         }
-        return true;
     }
 
     /**

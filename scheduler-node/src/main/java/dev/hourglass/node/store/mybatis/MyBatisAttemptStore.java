@@ -14,7 +14,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import org.apache.ibatis.session.ExecutorType;
 import org.apache.ibatis.session.SqlSession;
 import org.apache.ibatis.session.SqlSessionFactory;
@@ -143,31 +142,18 @@ public final class MyBatisAttemptStore implements AttemptStore {
                 }
             }
             List<Long> ended = new ArrayList<>();
-            Map<String, List<Long>> endedWithoutMessage = new TreeMap<>();
             String token = tokens.next();
             for (AttemptResult r : results) {
                 if (!r.isSentOnly() && r.next().isFinal()) {
-                    if (!live.moveRunning(r.jobId(), r.attempt(), null)) { // then to the backlog: gone
-                        continue; // not that attempt any more: the conditional update would change nothing
-                    }
-                    String state = r.next().state().name();
-                    if (r.message() == null) { // the usual success: copied with its state, no update first
-                        endedWithoutMessage
-                                .computeIfAbsent(state, k -> new ArrayList<>())
-                                .add(r.jobId());
-                    } else {
-                        m.endAttempt(r.jobId(), r.attempt(), state, JobRows.clip(r.message()), token, now);
-                        ended.add(r.jobId());
-                    }
+                    live.moveRunning(r.jobId(), r.attempt(), null); // then to the backlog: gone
+                    m.endAttempt(
+                            r.jobId(), r.attempt(), r.next().state().name(), JobRows.clip(r.message()), token, now);
+                    ended.add(r.jobId());
                 }
             }
             if (!ended.isEmpty()) {
                 m.copyToBacklog(IdList.of(ended), token, now);
                 m.deleteLive(IdList.of(ended), token);
-            }
-            for (Map.Entry<String, List<Long>> e : endedWithoutMessage.entrySet()) {
-                m.copyEndedToBacklog(IdList.of(e.getValue()), e.getKey(), token, now);
-                m.deleteLiveByIds(IdList.of(e.getValue()));
             }
             live.counts().writeTo(m);
             s.flushStatements();
