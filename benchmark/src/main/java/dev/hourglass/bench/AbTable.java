@@ -28,6 +28,7 @@ public final class AbTable {
             "fireThroughputPerSec",
             "latenessMs.p50",
             "latenessMs.p99",
+            "latenessMs.p999",
             "latenessMs.max",
             "latenessInNodeMs.p99",
             "submitLatencyMs.p50",

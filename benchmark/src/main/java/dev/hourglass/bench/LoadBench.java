@@ -741,6 +741,7 @@ public final class LoadBench {
         late.put("p50", sink.lateness.getValueAtPercentile(50));
         late.put("p95", sink.lateness.getValueAtPercentile(95));
         late.put("p99", sink.lateness.getValueAtPercentile(99));
+        late.put("p999", sink.lateness.getValueAtPercentile(99.9));
         late.put("max", sink.lateness.getMaxValue());
         if (sink.inNode.getTotalCount() > 0) {
             ObjectNode in = out.putObject("latenessInNodeMs"); // fired-at - fire-at
