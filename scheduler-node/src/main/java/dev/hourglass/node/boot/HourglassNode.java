@@ -221,6 +221,7 @@ public final class HourglassNode implements AutoCloseable {
                     .register(registry);
             var l = config.limits;
             var jobIds = new JobIdGenerator(clock, Math.floorMod(nodeId.hashCode(), 1024)); // until leased
+            var holders = new ClusterAttemptHolders(nodeId, engine);
             var jobs = new JobManager(
                     jobRepository,
                     new MyBatisJobMutations(sessions, nodeId),
@@ -231,6 +232,7 @@ public final class HourglassNode implements AutoCloseable {
                     jobIds,
                     new Limits(l.maxPayloadBytes, l.maxFireAheadMs, l.maxBatch, l.maxAttributes),
                     new GroupCommit.Settings(config.submits.writers, config.submits.maxGroup),
+                    holders,
                     clock);
             this.jobManager = jobs;
             var services = new ServiceCommands(
@@ -264,6 +266,8 @@ public final class HourglassNode implements AutoCloseable {
                             engine.inFlight(),
                             engine.watermark() == Long.MIN_VALUE ? null : engine.watermark()),
                     new CuratorCoordinator.Listeners(engine::nodeLeft, jobIds::useWorker));
+            coordinator.answerWithholdRequestsWith(engine::withhold);
+            holders.reachOthersThrough(coordinator);
             coordinator.connect(); // leases the worker id of job ids before any submit is taken
             this.http = new HttpApi(
                             new HttpApi.Listener(

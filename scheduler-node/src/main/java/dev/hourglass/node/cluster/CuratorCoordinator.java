@@ -3,12 +3,14 @@ package dev.hourglass.node.cluster;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.hourglass.node.job.AttemptHolders;
 import dev.hourglass.node.shard.ShardAssigner;
 import dev.hourglass.node.shard.ShardOwnership;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -38,6 +40,7 @@ import org.slf4j.LoggerFactory;
  * {root}/leaving/{nodeId} EPHEMERAL   a member stopping gracefully, or cut off the database: no shards, still a member
  * {root}/leader           LeaderLatch the master election
  * {root}/assignment       PERSISTENT  Assignment as JSON (epoch, master, node -> shards)
+ * {root}/withhold/...     EPHEMERAL   requests to withhold a claimed attempt ({@link WithholdRequests})
  * </pre>
  *
  * <p>The master recomputes the assignment ({@link ShardAssigner}: balanced, fewest moves) whenever
@@ -48,8 +51,8 @@ import org.slf4j.LoggerFactory;
  * <p>A connection loss (SUSPENDED) is not a session loss: a ZooKeeper leader election or a rolling
  * restart of the ensemble suspends every client for a second or two, and giving up every shard
  * then would stop firing cluster-wide. So the node keeps firing its last-known shards while
- * SUSPENDED — the database is the fence: claims are conditional updates, and the sender checks an
- * attempt is still this node's before it leaves — and gives them up only when the suspension has
+ * SUSPENDED — the database is the fence: claims are conditional updates, and nobody else takes an
+ * attempt this node claimed before its deadline — and gives them up only when the suspension has
  * lasted a third of the session timeout. The client notices a silent connection after two thirds of
  * the session timeout at the latest, so the node stops no later than the session timeout after its
  * last contact: before the server can expire its session and the master can hand its shards to
@@ -93,6 +96,9 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
 
     private final ContactLease lease = new ContactLease();
     private final LeaderLatch latch;
+    private final WithholdRequests withholdRequests;
+    private volatile boolean cacheInitialized;
+    private volatile java.util.function.BiFunction<Long, Integer, AttemptHolders.Answer> attemptHolder;
     private final int sessionTimeoutMs;
     private final Listeners listeners;
     private WorkerIdLease workerIds;
@@ -139,6 +145,7 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
                         this.root)
                 .build();
         this.latch = new LeaderLatch(client, this.root + "/leader", nodeId);
+        this.withholdRequests = new WithholdRequests(client, this.root, nodeId);
         ownership.leaseFrom(() -> lease.held(System.nanoTime()));
     }
 
@@ -215,6 +222,13 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
                                 })
                                 .build(),
                         events);
+        if (attemptHolder != null) {
+            withholdRequests.answerThrough(cache, attemptHolder);
+        }
+        cache.listenable()
+                .addListener(CuratorCacheListener.builder()
+                        .forInitialized(() -> cacheInitialized = true)
+                        .build());
         cache.start();
         latch.addListener(
                 new LeaderLatchListener() {
@@ -557,6 +571,32 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
         }
     }
 
+    /**
+     * Before {@link #join}: how this node answers requests from other nodes to withhold one of its
+     * claimed attempts (memory only, quick).
+     */
+    public void answerWithholdRequestsWith(java.util.function.BiFunction<Long, Integer, AttemptHolders.Answer> holder) {
+        this.attemptHolder = holder;
+    }
+
+    /**
+     * Asks node {@code holder} to withhold attempt {@code attempt} of job {@code jobId}; empty if it
+     * did not answer within {@code timeoutMs} (see {@link #isMember} for what that means).
+     */
+    public Optional<AttemptHolders.Answer> askToWithhold(String holder, long jobId, int attempt, long timeoutMs) {
+        return withholdRequests.ask(holder, jobId, attempt, timeoutMs);
+    }
+
+    /**
+     * Whether the node is a member of the cluster as this node last heard (its session is alive);
+     * true until this node has read the members once (it cannot tell yet).
+     */
+    public boolean isMember(String node) {
+        return cache == null
+                || !cacheInitialized
+                || cache.get(root + "/nodes/" + node).isPresent();
+    }
+
     /** For tests in this package: the Curator client, to expire its session on purpose. */
     CuratorFramework client() {
         return client;
@@ -620,6 +660,7 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
         if (cache != null) {
             cache.close();
         }
+        withholdRequests.close();
         client.close();
         curatorNotifications.shutdown(); // what closing queued still runs
         events.shutdownNow();

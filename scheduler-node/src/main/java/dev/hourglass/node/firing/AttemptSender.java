@@ -6,6 +6,7 @@ import dev.hourglass.node.catalog.ServiceDefinition;
 import dev.hourglass.node.dispatch.Delivery;
 import dev.hourglass.node.dispatch.DeliveryResult;
 import dev.hourglass.node.dispatch.Dispatcher;
+import dev.hourglass.node.job.AttemptHolders;
 import dev.hourglass.node.job.AttemptOutcome;
 import dev.hourglass.node.job.Job;
 import dev.hourglass.node.shard.ShardOwnership;
@@ -28,27 +29,30 @@ import org.slf4j.LoggerFactory;
 /**
  * Takes claimed attempts to their receivers: waits for each one's fire time (claim ahead, send on
  * time — never early: the timer counts monotonic time, so the wall clock is checked again), passes
- * it through its service's gate (at most the node's share of {@code maxInFlight} at once), fences
- * it, sends it, and hands its result to the writer.
+ * it through its service's gate (at most the node's share of {@code maxInFlight} at once), and
+ * sends it from memory, with no database round trip between the fire time and the send; then hands
+ * its result to the writer.
  *
- * <p>The fence, right before the send, drops an attempt that is no longer this node's to send:
+ * <p>The claim was the database check. What may change an attempt after it is answered here, in
+ * memory (docs/design.md, "No database read at the fire time"):
  *
  * <ul>
+ *   <li>a cancel through any node asks this node to withhold the attempt ({@link #withhold}) while
+ *       it holds the job's row lock, and commits only with the answer: the attempt's fate is decided
+ *       once, by the send or by the withholding, whichever comes first ({@link PendingSend}). An
+ *       attempt whose claim has committed but which is not yet in memory here is withheld by a
+ *       tombstone that its arrival finds;
  *   <li>its shard moved to another node, or this node lost touch with the cluster (its shard lease,
- *       {@link ShardOwnership#mayFire}: checked again after the database check): the attempt is
- *       given back unsent ({@link AttemptStore#unclaim}), so the owner claims it again at once;
+ *       {@link ShardOwnership#mayFire}, checked right before the send): the attempt is given back
+ *       unsent ({@link AttemptStore#unclaim}), so the owner claims it again at once. No other node
+ *       takes a live node's claimed attempt before its deadline; a node whose session ended can
+ *       no longer hold its lease;
  *   <li>so little of its deadline is left that another node would time it out while the receiver
  *       works on it (under a second, or half its timeout) — it waited at a full gate, or its claim
- *       was slow: it gets a fresh deadline with its database check ({@link
- *       AttemptStore#renewDeadlines}) and keeps its place; given back instead, it would be claimed
- *       again at the end of the line, for as long as the service stays full;
- *   <li>it waited since its claim and the database no longer has it as this node's current attempt
- *       (canceled, or taken over by another node): it is dropped, and the log row its claim opened
- *       is removed ({@link SendFence}).
+ *       was slow: it gets a fresh deadline first ({@link AttemptStore#renewDeadlines}, on the
+ *       {@link SendFence}'s thread) and keeps its place; given back instead, it would be claimed
+ *       again at the end of the line, for as long as the service stays full.
  * </ul>
- *
- * An attempt sent straight from its claim (overdue, its gate open) skips the database check: the
- * claim itself was the check, microseconds earlier.
  *
  * <p>Thread-safe. Results and drops free the attempt's gate slot, claim slot and in-flight mark.
  */
@@ -74,6 +78,21 @@ final class AttemptSender {
     private final SendFence fence;
     private final Map<Long, PendingSend> inFlight = new ConcurrentHashMap<>();
     private final Map<Long, Waiting> waiting = new ConcurrentHashMap<>();
+    /**
+     * Jobs whose claim is under way or whose claimed attempt is not yet in {@link #inFlight}, with
+     * how many claim rounds hold them (a job may be in two rounds at once, the second one failing).
+     */
+    private final Map<Long, Integer> claiming = new ConcurrentHashMap<>();
+    /** Attempts withheld before they reached {@link #inFlight}: their arrival finds these. */
+    private final Map<Long, Tombstone> tombstones = new ConcurrentHashMap<>();
+    /** Attempts withheld lately, so that a cancel asking again (a retry) hears the same answer. */
+    private final Map<Long, Mark> withheldLately = new ConcurrentHashMap<>();
+    /**
+     * Attempts sent, until a minute past their deadline: one sent and already released, its result
+     * not yet written (or its consumer's report awaited), is under way, whatever else is in memory.
+     */
+    private final Map<Long, Mark> sentLately = new ConcurrentHashMap<>();
+
     private final ScheduledExecutorService timer;
 
     /**
@@ -145,19 +164,137 @@ final class AttemptSender {
         return fence;
     }
 
-    /** A claimed attempt: sent at {@code sendAt}, never earlier. */
+    /**
+     * An attempt withheld before it reached memory, and when (kept a minute at most). Decided once:
+     * honored by the attempt's arrival, or revoked by the withholding that found the attempt in
+     * memory after all (or found nothing).
+     */
+    private static final class Tombstone {
+        final int attempt;
+        final long at;
+        private final java.util.concurrent.atomic.AtomicInteger state = new java.util.concurrent.atomic.AtomicInteger();
+
+        Tombstone(int attempt, long at) {
+            this.attempt = attempt;
+            this.at = at;
+        }
+
+        boolean honor() {
+            return state.compareAndSet(0, 1);
+        }
+
+        /** False if it was honored first. */
+        boolean revoke() {
+            return state.compareAndSet(0, 2) || state.get() == 2;
+        }
+    }
+
+    /** An attempt number, and until when the mark is kept. */
+    private record Mark(int attempt, long until) {}
+
+    /** How long a tombstone or a withheld mark is kept: far longer than a claim takes to reach memory. */
+    private static final long TOMBSTONE_MS = 60_000;
+
+    /**
+     * These jobs are about to be claimed: until {@link #claimsTaken}, a request to withhold one of
+     * them that finds no attempt in memory leaves a tombstone instead of answering that it does
+     * not know the attempt.
+     */
+    void claiming(List<Long> jobIds) {
+        jobIds.forEach(id -> claiming.merge(id, 1, Integer::sum));
+    }
+
+    /** Their claims committed and every claimed attempt was {@link #accept}ed (or they failed). */
+    void claimsTaken(List<Long> jobIds) {
+        jobIds.forEach(id -> claiming.computeIfPresent(id, (k, rounds) -> rounds == 1 ? null : rounds - 1));
+    }
+
+    /** A claimed attempt: sent at {@code sendAt}, never earlier (unless withheld meanwhile). */
     void accept(Job job, long sendAt) {
         PendingSend send = new PendingSend(job, sendAt);
         long now = clock.millis();
         send.enter(PendingSend.Stage.WAITING_FOR_FIRE_TIME, now);
-        inFlight.put(job.id(), send);
+        inFlight.put(job.id(), send); // before the tombstone is looked for: see withhold
+        Tombstone withheld = tombstones.remove(job.id());
+        if (withheld != null && withheld.attempt == job.attempts() && withheld.honor()) {
+            LOG.debug("job {} attempt {}: withheld before it was taken from its claim", job.id(), job.attempts());
+            send.withhold();
+            fence.giveBack(job); // see withhold: undone here unless the cancel committed
+            release(send);
+            return;
+        }
+        withheldLately.remove(job.id()); // a new claim: what was withheld before is not this attempt
         long wait = sendAt - now;
         if (wait <= 0) {
             toGate(send);
         } else {
-            send.waited();
             waitFor(send, wait);
         }
+    }
+
+    /**
+     * Keeps attempt {@code attempt} of the job from leaving, if it has not left: asked by a cancel
+     * (through this node or another) that holds the job's row lock and commits with the answer.
+     * Never waits; never touches the database on the caller's thread. An attempt withheld is also
+     * given back (a conditional {@link AttemptStore#unclaim}, on the fence's thread): it waits for
+     * the cancel's lock and changes nothing when the cancel committed (the cancel undid the claim
+     * itself), but when the cancel rolled back (its asker stopped waiting, its database failed) the
+     * job is DELAYED again at once instead of RUNNING unsent until its deadline.
+     *
+     * <p>Race with {@link #accept}: each writes its own mark first ({@code inFlight}, the
+     * tombstone) and then looks for the other's, so at least one of them sees the other; the
+     * tombstone is then honored or revoked once.
+     */
+    AttemptHolders.Answer withhold(long jobId, int attempt) {
+        long now = clock.millis();
+        Mark sent = sentLately.get(jobId);
+        if (sent != null && sent.attempt() == attempt) {
+            return AttemptHolders.Answer.UNDER_WAY;
+        }
+        Tombstone tombstone = new Tombstone(attempt, now);
+        tombstones.put(jobId, tombstone);
+        PendingSend send = held(jobId, attempt);
+        if (send == null && claiming.containsKey(jobId)) {
+            return withheld(jobId, attempt, now); // its accept honors the tombstone
+        }
+        if (send == null) {
+            send = held(jobId, attempt); // accepted between the two looks
+        }
+        tombstones.remove(jobId, tombstone);
+        if (!tombstone.revoke()) {
+            return withheld(jobId, attempt, now); // its accept honored the tombstone meanwhile
+        }
+        if (send == null) {
+            Mark earlier = withheldLately.get(jobId);
+            return earlier != null && earlier.attempt() == attempt
+                    ? AttemptHolders.Answer.WITHHELD // asked again: it never left
+                    : AttemptHolders.Answer.UNKNOWN; // an earlier life of this node claimed it, or it ended
+        }
+        if (!send.withhold()) {
+            return AttemptHolders.Answer.UNDER_WAY;
+        }
+        // frees its slots now if it waits for its fire time or at its gate; otherwise the stage it
+        // is in drops it (the gate, the send)
+        Waiting w = waiting.get(jobId);
+        if (w != null && w.send == send && waiting.remove(jobId, w)) {
+            w.cancelTimer();
+            release(send);
+        } else {
+            PendingSend withheld = send;
+            gates.removeWaiting(queued -> queued == withheld).forEach(this::release);
+        }
+        fence.giveBack(send.job());
+        return withheld(jobId, attempt, now);
+    }
+
+    private AttemptHolders.Answer withheld(long jobId, int attempt, long now) {
+        withheldLately.put(jobId, new Mark(attempt, now + TOMBSTONE_MS));
+        return AttemptHolders.Answer.WITHHELD;
+    }
+
+    private PendingSend held(long jobId, int attempt) {
+        PendingSend send = inFlight.get(jobId);
+        return send != null && send.job().attempts() == attempt ? send : null;
     }
 
     /**
@@ -215,31 +352,20 @@ final class AttemptSender {
     }
 
     /**
-     * A job canceled (or moved) through this node: if its attempt still waits for its fire time, it
-     * is not sent. (One already past its timer is stopped by the fence, which finds it canceled.)
-     */
-    void forget(long jobId) {
-        Waiting w = waiting.remove(jobId);
-        if (w != null) {
-            w.cancelTimer();
-            release(w.send); // the job changed in the database already: nothing to give back
-            fence.forgetUnsent(w.send.attempt()); // but the log row its claim opened goes
-        }
-    }
-
-    /**
      * Shards moved away: their attempts still waiting for their fire time are given back now rather
      * than at that time, so that the new owner, reading the shards as it gains them, finds them
      * DELAYED (or, if it read first, at its re-read moments later). An attempt already past its
-     * timer is given back by the fence instead, when it reaches its gate.
+     * timer is given back when it reaches its gate (the lease and shard check before the send).
      */
     void shardsLost(Set<Integer> kept) {
         for (Waiting w : waiting.values()) {
             Job job = w.send.job();
             if (!kept.contains(job.shard()) && waiting.remove(job.id(), w)) {
                 w.cancelTimer();
-                LOG.debug("job {} attempt {}: shard moved, given back unsent", job.id(), job.attempts());
-                fence.giveBack(w.send.job());
+                if (!w.send.isWithheld()) { // a withheld one's job changed: nothing to give back
+                    LOG.debug("job {} attempt {}: shard moved, given back unsent", job.id(), job.attempts());
+                    fence.giveBack(w.send.job());
+                }
                 release(w.send);
             }
         }
@@ -251,7 +377,9 @@ final class AttemptSender {
                     "job {} attempt {}: shard moved while at its gate, given back unsent",
                     queued.job().id(),
                     queued.job().attempts());
-            fence.giveBack(queued.job());
+            if (!queued.isWithheld()) {
+                fence.giveBack(queued.job());
+            }
             release(queued); // it held no gate slot
         }
     }
@@ -276,6 +404,10 @@ final class AttemptSender {
      */
     private void toGate(PendingSend send) {
         Job job = send.job();
+        if (send.isWithheld()) { // withheld after its timer took it: nobody else releases it
+            release(send);
+            return;
+        }
         send.enter(PendingSend.Stage.AT_GATE, clock.millis());
         try {
             send.service(catalog.find(job.app(), job.service()));
@@ -299,17 +431,19 @@ final class AttemptSender {
     }
 
     /**
-     * Holds a gate slot now: fence, then send. One that waited at the gate until little of its
-     * deadline is left gets a fresh one, written with the fence's check: given back instead, it
-     * would be claimed again at the end of the line, and behind a receiver near its timeout it
-     * could go round like that for as long as the service stays full while later jobs are sent.
+     * Holds a gate slot now: send, from memory. One that waited at the gate until little of its
+     * deadline is left gets a fresh one first: given back instead, it would be claimed again at
+     * the end of the line, and behind a receiver near its timeout it could go round like that for
+     * as long as the service stays full while later jobs are sent.
      */
     private void admitted(PendingSend send) {
         long now = clock.millis();
         Job job = send.job();
-        if (shards.mayFire(job.shard()) && !maySendNow(send, now)) { // also one whose claim was slow
+        if (send.isWithheld()) {
+            drop(send);
+        } else if (shards.mayFire(job.shard()) && !maySendNow(send, now)) { // also one whose claim was slow
             send.enter(PendingSend.Stage.AT_FENCE, now);
-            fence.renewAndCheck(send);
+            fence.renew(send);
         } else if (!maySendNow(send, now)) {
             LOG.debug(
                     "job {} attempt {}: shard moved, its lease lapsed or deadline near: given back unsent",
@@ -317,17 +451,20 @@ final class AttemptSender {
                     job.attempts());
             fence.giveBack(send.job());
             drop(send);
-        } else if (send.hasWaited()) {
-            send.enter(PendingSend.Stage.AT_FENCE, now);
-            fence.check(send);
         } else {
             dispatch(send);
         }
     }
 
-    /** Sends now; never throws (the gate slot is released when the attempt ends). */
+    /** Sends now, unless it was withheld; never throws (the gate slot is released when the attempt ends). */
     private void dispatch(PendingSend send) {
         Job job = send.job();
+        if (!send.startSending()) {
+            LOG.debug("job {} attempt {}: withheld, not sent", job.id(), job.attempts());
+            drop(send);
+            return;
+        }
+        sentLately.put(job.id(), new Mark(job.attempts(), send.deadline() + TOMBSTONE_MS));
         Optional<ServiceDefinition> service = send.service();
         long firedAt = clock.millis();
         CompletableFuture<DeliveryResult> outcome = new CompletableFuture<>();
@@ -376,10 +513,13 @@ final class AttemptSender {
      * would never fire again. Such a send is ended as a TIMEOUT {@value #GIVE_UP_GRACE_MS} ms after
      * its timeout, with a warning; a late answer changes nothing then. An attempt still not sent
      * {@value #STUCK_WARNING_MS} ms after its deadline is only warned about: each stage before the
-     * send ends by itself (the timer, the gate behind sends that end, the fence's bounded reads).
+     * send ends by itself (the timer, the gate behind sends that end, the fence's bounded writes).
      */
     void giveUpOnSilentSends() {
         long now = clock.millis();
+        tombstones.values().removeIf(t -> now - t.at > TOMBSTONE_MS);
+        withheldLately.values().removeIf(m -> m.until() < now);
+        sentLately.values().removeIf(m -> m.until() < now);
         for (PendingSend send : inFlight.values()) {
             Job job = send.job();
             if (send.stage() == PendingSend.Stage.SENDING) {

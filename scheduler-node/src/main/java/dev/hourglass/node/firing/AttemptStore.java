@@ -4,7 +4,6 @@ import dev.hourglass.node.job.Job;
 import dev.hourglass.node.timeindex.IndexEntry;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -49,9 +48,6 @@ public interface AttemptStore {
      * before it last started. At most {@code limit}, in id order, with ids above {@code afterId}.
      */
     List<Job> findStale(Collection<Integer> shards, long now, Orphans orphans, long afterId, int limit);
-
-    /** Of these jobs, the ones RUNNING under {@code node}, with their current attempt numbers. */
-    Map<Long, Integer> runningAttempts(Collection<Long> jobIds, String node);
 
     /**
      * Gives back attempts this node claimed and never sent: each goes back to DELAYED, due at its

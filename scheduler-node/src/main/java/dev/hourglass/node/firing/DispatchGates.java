@@ -34,7 +34,6 @@ final class DispatchGates {
         Gate gate = gates.computeIfAbsent(send.job().serviceKey(), k -> new Gate());
         synchronized (gate) {
             if (gate.running >= limit) {
-                send.waited();
                 gate.waiting.add(send);
                 return;
             }

@@ -4,6 +4,7 @@ import dev.hourglass.api.JobState;
 import dev.hourglass.node.catalog.ServiceCatalog;
 import dev.hourglass.node.catalog.ServiceDefinition;
 import dev.hourglass.node.dispatch.Dispatcher;
+import dev.hourglass.node.job.AttemptHolders;
 import dev.hourglass.node.job.AttemptOutcome;
 import dev.hourglass.node.job.Backoff;
 import dev.hourglass.node.job.Job;
@@ -36,8 +37,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threads: one firing thread waits for the earliest due time and hands batches of due jobs to
  * {@code claimThreads} claimers; dispatchers complete deliveries on their own threads; one writer
- * thread writes results in batches; one fence thread checks waited attempts before they leave; one
- * timer thread releases claimed-ahead attempts at their fire time; one housekeeping thread runs the
+ * thread writes results in batches; one fence thread writes the sender's give-backs and deadline
+ * renewals (never on the way of a send); one timer thread releases claimed-ahead attempts at their fire time; one housekeeping thread runs the
  * loader, the catch-up sweep, the timeout sweep and the service refresh.
  *
  * <p>Never early: a job leaves memory only when the clock has reached its due time minus the claim
@@ -264,11 +265,19 @@ public final class FiringEngine {
 
     /**
      * A job canceled or moved away through this node: out of memory (claiming it would fail anyway;
-     * this frees room), and not sent if its attempt waits for its fire time.
+     * this frees room). A claimed attempt of it was withheld by the change itself ({@link #withhold}).
      */
     public void forget(long jobId) {
         index.remove(jobId);
-        sender.forget(jobId);
+    }
+
+    /**
+     * Keeps this node's claimed attempt of the job from leaving, if it has not left yet: asked by a
+     * cancel through any node while it holds the job's row lock ({@link AttemptHolders}). Memory
+     * only; never waits.
+     */
+    public AttemptHolders.Answer withhold(long jobId, int attempt) {
+        return sender.withhold(jobId, attempt);
     }
 
     /** Whether a job due then would be in this node's memory: the placement rule's question. */
@@ -418,6 +427,15 @@ public final class FiringEngine {
         }
         List<Long> ids = new ArrayList<>(ready.size());
         ready.forEach(e -> ids.add(e.jobId()));
+        sender.claiming(ids);
+        try {
+            claimAndAccept(ready, ids);
+        } finally {
+            sender.claimsTaken(ids);
+        }
+    }
+
+    private void claimAndAccept(List<IndexEntry> ready, List<Long> ids) {
         long now = clock.millis();
         AttemptStore.Claim claim;
         try {

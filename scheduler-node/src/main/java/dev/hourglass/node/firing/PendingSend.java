@@ -8,9 +8,10 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * A claimed attempt on its way out: the claimed job (its {@code attempts} is this attempt's number,
- * its {@code dueAt} the attempt's deadline), when it is to be sent, and whether it has waited since
- * its claim — an attempt that waited (for its fire time, or at its service's gate) is checked
- * against the database before it is sent, because a cancel or another node may have changed it.
+ * its {@code dueAt} the attempt's deadline), when it is to be sent, and whether it is still to be
+ * sent. That last one is decided once, by whoever comes first: the sender as it sends ({@link
+ * #startSending}), or a cancel through any node that asks to withhold it ({@link #withhold}) — the
+ * cancel then commits knowing that the attempt never left.
  */
 final class PendingSend {
     /** Where the attempt is on its way out; said in the warning about one that stays too long. */
@@ -21,9 +22,16 @@ final class PendingSend {
         SENDING
     }
 
+    private enum Fate {
+        PENDING,
+        SENT,
+        WITHHELD
+    }
+
     private final Job job;
     private final long sendAt;
-    private volatile boolean waited;
+    private final java.util.concurrent.atomic.AtomicReference<Fate> fate =
+            new java.util.concurrent.atomic.AtomicReference<>(Fate.PENDING);
     private volatile Optional<ServiceDefinition> service = Optional.empty();
     private volatile Stage stage = Stage.WAITING_FOR_FIRE_TIME;
     private volatile long stageSince;
@@ -56,12 +64,18 @@ final class PendingSend {
         deadline = newDeadline;
     }
 
-    void waited() {
-        waited = true;
+    /** True if the attempt may leave now (and from now on it cannot be withheld). */
+    boolean startSending() {
+        return fate.compareAndSet(Fate.PENDING, Fate.SENT);
     }
 
-    boolean hasWaited() {
-        return waited;
+    /** True if the attempt will never leave (withheld now or before); false if it has been sent. */
+    boolean withhold() {
+        return fate.compareAndSet(Fate.PENDING, Fate.WITHHELD) || fate.get() == Fate.WITHHELD;
+    }
+
+    boolean isWithheld() {
+        return fate.get() == Fate.WITHHELD;
     }
 
     Optional<ServiceDefinition> service() {

@@ -4,7 +4,6 @@ import dev.hourglass.node.job.Job;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -12,22 +11,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The last check before an attempt leaves the node: is it still this node's current attempt in the
- * database? A claimed attempt that waited — for its fire time (claimed ahead) or at its service's
- * gate — may have been canceled through another node, or taken over by another node after this one
- * lost its shard (a GC pause or a partition past the session timeout), and must then not be sent.
- * One thread checks every attempt queued since its last round with one indexed read, so the cost is
- * one round trip per wave of sends, not per send. It also writes the give-backs of attempts the
- * sender dropped unsent ({@link AttemptStore#unclaim}), removes the log rows of attempts dropped
- * because their job changed ({@link AttemptStore#forgetUnsent}), and renews the deadline of an
- * attempt that waited at its gate until little of it was left, which doubles as its check
- * ({@link AttemptStore#renewDeadlines}).
+ * The sender's database writes, on a thread of their own so that no send waits for them: the
+ * give-backs of attempts the sender dropped unsent ({@link AttemptStore#unclaim}), and the renewal
+ * of the deadline of an attempt that waited at its gate until little of it was left ({@link
+ * AttemptStore#renewDeadlines}), which doubles as a check that the attempt is still this node's.
+ * Each round writes every request queued since the last one, so the cost is one round trip per
+ * wave, not per attempt. These are off the normal path: an attempt sent on time at an open gate
+ * meets none of them (docs/design.md, "No database read at the fire time").
  *
- * <p>A database that cannot be read does not stop deliveries: the attempts were claimed, the node
- * still owns their shards (the sender checked), and a cancel could not have committed either; they
- * are sent, with a warning. (An attempt whose deadline could not be renewed is given back instead:
- * with its deadline that near, another node could time it out while it is delivered.) A cancel that commits between this check and the send (a few
- * milliseconds) does not stop the attempt.
+ * <p>An attempt whose deadline could not be renewed (the database failed) is given back instead:
+ * with its deadline that near, another node could time it out while it is delivered.
  */
 final class SendFence implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(SendFence.class);
@@ -35,8 +28,10 @@ final class SendFence implements Runnable {
 
     /** What the fence found and did. Called on the fence's thread: must be quick. */
     interface Verdicts {
+        /** Renewed: still this node's attempt, with a fresh deadline. */
         void current(PendingSend send);
 
+        /** Not renewed because it is not this node's current attempt any more (canceled, taken over). */
         void superseded(PendingSend send);
 
         /** These jobs' unsent attempts were given back (those still this node's are DELAYED again). */
@@ -63,29 +58,16 @@ final class SendFence implements Runnable {
         this.verdicts = verdicts;
     }
 
-    void check(PendingSend send) {
-        requests.add(send);
-    }
-
     /**
-     * Checks the attempt like {@link #check} and, if it is still this node's, writes it a fresh
-     * deadline first ({@link AttemptStore#renewDeadlines}): it waited at its gate until little of
-     * its deadline was left.
+     * Writes the attempt a fresh deadline if it is still this node's ({@link
+     * AttemptStore#renewDeadlines}): it waited at its gate until little of its deadline was left.
      */
-    void renewAndCheck(PendingSend send) {
+    void renew(PendingSend send) {
         requests.add(new Renewal(send));
     }
 
     /** An attempt to renew before its check. */
     private record Renewal(PendingSend send) {}
-
-    /** An attempt dropped unsent whose log row is to go ({@link AttemptStore#forgetUnsent}). */
-    private record Forget(AttemptStore.ClaimedAttempt attempt) {}
-
-    /** The attempt was dropped unsent because its job changed (canceled through this node). */
-    void forgetUnsent(AttemptStore.ClaimedAttempt attempt) {
-        requests.add(new Forget(attempt));
-    }
 
     void giveBack(Job claimed) {
         requests.add(new GiveBack(claimed));
@@ -120,27 +102,17 @@ final class SendFence implements Runnable {
     }
 
     private void handle(List<Object> round) {
-        List<PendingSend> checks = new ArrayList<>();
         List<Job> giveBacks = new ArrayList<>();
         List<PendingSend> renewals = new ArrayList<>();
-        List<AttemptStore.ClaimedAttempt> forgotten = new ArrayList<>();
         for (Object r : round) {
-            if (r instanceof PendingSend s) {
-                checks.add(s);
-            } else if (r instanceof Renewal renewal) {
+            if (r instanceof Renewal renewal) {
                 renewals.add(renewal.send());
-            } else if (r instanceof Forget f) {
-                forgotten.add(f.attempt());
             } else {
                 giveBacks.add(((GiveBack) r).job());
             }
         }
-        forget(forgotten);
         if (!renewals.isEmpty()) {
             renew(renewals);
-        }
-        if (!checks.isEmpty()) {
-            judge(checks);
         }
         if (!giveBacks.isEmpty()) {
             try {
@@ -197,28 +169,5 @@ final class SendFence implements Runnable {
                 LOG.warn("removing the log rows of {} attempts not sent failed: {}", superseded.size(), e.toString());
             }
         }
-    }
-
-    private void judge(List<PendingSend> checks) {
-        Map<Long, Integer> running;
-        try {
-            running =
-                    store.runningAttempts(checks.stream().map(s -> s.job().id()).toList(), nodeId);
-        } catch (RuntimeException e) {
-            LOG.warn("could not check {} attempts before sending; sending them: {}", checks.size(), e.toString());
-            checks.forEach(verdicts::current);
-            return;
-        }
-        List<AttemptStore.ClaimedAttempt> superseded = new ArrayList<>();
-        for (PendingSend s : checks) {
-            Integer attempt = running.get(s.job().id());
-            if (attempt != null && attempt == s.job().attempts()) {
-                verdicts.current(s);
-            } else {
-                verdicts.superseded(s);
-                superseded.add(s.attempt());
-            }
-        }
-        forget(superseded);
     }
 }

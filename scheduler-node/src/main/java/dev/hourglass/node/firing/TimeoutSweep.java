@@ -32,6 +32,12 @@ import java.util.function.Supplier;
  *
  * Either result is conditional on the attempt being still RUNNING with its number, so a node that
  * answers after all changes nothing twice.
+ *
+ * <p>An attempt held by another node that may be alive is ended only {@value
+ * #OTHER_HOLDER_ALLOWANCE_MS} ms after its deadline: its holder sends from memory, without reading
+ * the database at the send, and sends nothing with less than a second (or half its timeout) of
+ * its deadline left by its own clock, so the two nodes' clocks may disagree by that much plus this
+ * allowance before an attempt could be ended here while its holder still sends it.
  */
 final class TimeoutSweep implements Runnable {
     /** After a change, orphans are looked for during this long (the new owner may load late). */
@@ -41,6 +47,8 @@ final class TimeoutSweep implements Runnable {
      * at once), up to this many pages; what is left waits for the next run.
      */
     private static final int MAX_PAGES_PER_RUN = 20;
+    /** How long past its deadline another node's attempt is left to that node (clock skew). */
+    static final long OTHER_HOLDER_ALLOWANCE_MS = 2_000;
 
     private final AttemptStore store;
     private final ServiceCatalog catalog;
@@ -111,13 +119,20 @@ final class TimeoutSweep implements Runnable {
             return; // our own delivery is under way and will report, or its result waits to be written
         }
         Optional<ServiceDefinition> service = catalog.find(job.app(), job.service());
-        if (job.dueAt() <= now) {
+        if (job.dueAt() + allowanceFor(job, live) <= now) {
             Backoff backoff = service.map(ServiceDefinition::backoff).orElse(Backoff.DEFAULT);
             results.accept(AttemptEndings.timedOut(job, backoff, now));
         } else if (isOrphan(job, live)
                 && service.map(s -> s.ackMode() == AckMode.AUTO).orElse(true)) {
             results.accept(AttemptEndings.ownerLost(job, now));
         }
+    }
+
+    private long allowanceFor(Job job, Set<String> live) {
+        boolean othersMaybeLive = job.ownerNode() != null
+                && !job.ownerNode().equals(nodeId)
+                && (live == null || live.contains(job.ownerNode()));
+        return othersMaybeLive ? OTHER_HOLDER_ALLOWANCE_MS : 0;
     }
 
     private boolean isOrphan(Job job, Set<String> live) {

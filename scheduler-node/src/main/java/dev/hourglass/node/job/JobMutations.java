@@ -22,9 +22,13 @@ public interface JobMutations {
     /**
      * DELAYED or RUNNING to CANCELED (into the backlog). The cancel's time is read from {@code now}
      * once the job is locked, so an attempt the owner sent while the cancel waited for the lock
-     * (its claim held it) shows in the log as sent before the cancel, as it was.
+     * (its claim held it) shows in the log as sent before the cancel, as it was. A RUNNING job's
+     * attempt is withheld through {@code holders} while the job is locked: one withheld is undone
+     * (no attempt, no log row); one under way may still arrive, and the job's record says so.
+     *
+     * @throws AttemptHolderUnreachableException its holder did not answer: nothing was changed
      */
-    Optional<Job> cancel(long id, String app, LongSupplier now);
+    Optional<Job> cancel(long id, String app, LongSupplier now, AttemptHolders holders);
 
     /**
      * FAILED, CANCELED or EXPIRED back to DELAYED at {@code fireAt} in shard {@code shard}, with a

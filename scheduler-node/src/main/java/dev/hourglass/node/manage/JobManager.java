@@ -10,6 +10,7 @@ import dev.hourglass.api.ResultReport;
 import dev.hourglass.node.catalog.ServiceCatalog;
 import dev.hourglass.node.catalog.ServiceDefinition;
 import dev.hourglass.node.firing.FiringEngine;
+import dev.hourglass.node.job.AttemptHolders;
 import dev.hourglass.node.job.AttemptOutcome;
 import dev.hourglass.node.job.Execution;
 import dev.hourglass.node.job.Job;
@@ -53,6 +54,7 @@ public final class JobManager {
     private final JobInputs inputs;
     private final Clock clock;
     private final GroupCommit submits;
+    private final AttemptHolders holders;
 
     public JobManager(
             JobRepository jobs,
@@ -64,7 +66,9 @@ public final class JobManager {
             JobIdGenerator ids,
             Limits limits,
             GroupCommit.Settings groupCommit,
+            AttemptHolders holders,
             Clock clock) {
+        this.holders = holders;
         this.jobs = jobs;
         this.mutations = mutations;
         this.catalog = catalog;
@@ -301,7 +305,7 @@ public final class JobManager {
 
     public Job cancel(Caller caller, long id) {
         Job job = mutations
-                .cancel(id, caller.scope(), clock::millis)
+                .cancel(id, caller.scope(), clock::millis, holders)
                 .orElseThrow(() -> notChangeable(caller, id, "canceled"));
         engine.forget(id);
         return job;

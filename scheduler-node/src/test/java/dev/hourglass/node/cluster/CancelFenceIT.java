@@ -74,10 +74,10 @@ class CancelFenceIT {
             fireTimes.add(fireAt);
         }
         // job -> when its 200 CANCELED was answered. A cancel answered before the job's fire time
-        // committed before the fence's read, which starts at the fire time at the earliest (the
-        // sender never sends early): the fence must stop every such job. A cancel that a loaded
-        // machine ran late, and that commits while the attempt is already leaving, cannot stop
-        // it (the SPEC lets a RUNNING job be canceled; its attempt under way still arrives).
+        // had A withhold the attempt before it could leave (the sender never sends early): every
+        // such job must stay undelivered. A cancel that a loaded machine ran late, and that finds
+        // the attempt already leaving, cannot stop it (a RUNNING job may be canceled; its attempt
+        // under way still arrives, and the job's record says so).
         Map<String, Long> canceledAt = new ConcurrentHashMap<>();
         AtomicInteger tooLate = new AtomicInteger();
         List<String> failures = new java.util.concurrent.CopyOnWriteArrayList<>();

@@ -1,12 +1,12 @@
 package dev.hourglass.node.firing;
 
 import dev.hourglass.api.JobState;
+import dev.hourglass.node.job.AttemptHolders;
 import dev.hourglass.node.job.Job;
 import dev.hourglass.node.timeindex.IndexEntry;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,18 +23,17 @@ final class FakeJobStore implements AttemptStore {
     final List<AttemptResult> results = new CopyOnWriteArrayList<>();
     final List<AttemptResult> quarantined = new CopyOnWriteArrayList<>();
     final List<ClaimedAttempt> givenBack = new CopyOnWriteArrayList<>();
-    /** Attempts the fence dropped as no longer this node's: their log rows removed. */
+    /** Attempts dropped unsent as no longer this node's (a renewal found it so): their log rows removed. */
     final List<ClaimedAttempt> forgotten = new CopyOnWriteArrayList<>();
     /** Attempts whose deadline was renewed at their gate. */
     final List<ClaimedAttempt> renewals = new CopyOnWriteArrayList<>();
 
-    final AtomicInteger fenceChecks = new AtomicInteger();
+    /** The threads that called the store: the send path must not be among them. */
+    final java.util.Set<String> callingThreads = ConcurrentHashMap.newKeySet();
     /** How many reads of due jobs (loader, catch-up) covered each shard. */
     final Map<Integer, AtomicInteger> reads = new ConcurrentHashMap<>();
     /** Runs inside every claim, after the rows are claimed (e.g. a freeze of the node mid-claim). */
     volatile Runnable duringClaim = () -> {};
-    /** Runs inside every send-fence check, before it reads (e.g. the node losing touch meanwhile). */
-    volatile Runnable duringFenceCheck = () -> {};
 
     final AtomicInteger claims = new AtomicInteger();
     /** Results are refused as a read-only database refuses them (not bad data: retried). */
@@ -106,6 +105,21 @@ final class FakeJobStore implements AttemptStore {
                 now);
     }
 
+    /**
+     * A cancel of a RUNNING job through any node, as the database runs it: the job locked (this
+     * store's monitor, which the engine's give-backs wait for, as for a row lock), its holder asked
+     * to withhold the attempt, then the job gone — or, with {@code commit} false, left as it was (a
+     * cancel rolled back after the answer: its asker stopped waiting, its database failed).
+     */
+    synchronized AttemptHolders.Answer cancelRunning(long id, AttemptHolders holders, boolean commit) {
+        Job j = jobs.get(id);
+        AttemptHolders.Answer answer = holders.withhold(j.ownerNode(), id, j.attempts());
+        if (commit) {
+            jobs.remove(id);
+        }
+        return answer;
+    }
+
     /** Another actor's change: the job is canceled (moves out of the live jobs). */
     void cancel(long id) {
         jobs.remove(id);
@@ -113,6 +127,7 @@ final class FakeJobStore implements AttemptStore {
 
     @Override
     public synchronized Claim claim(Collection<Long> ids, String node, long now, long horizon) {
+        callingThreads.add(Thread.currentThread().getName());
         claims.incrementAndGet();
         List<Job> claimed = new ArrayList<>();
         for (long id : ids) {
@@ -137,6 +152,7 @@ final class FakeJobStore implements AttemptStore {
 
     @Override
     public synchronized void record(List<AttemptResult> written, long now) {
+        callingThreads.add(Thread.currentThread().getName());
         if (refuseWrites) {
             throw new dev.hourglass.node.job.StoreUnavailableException("the database is read-only", null);
         }
@@ -181,6 +197,7 @@ final class FakeJobStore implements AttemptStore {
 
     @Override
     public synchronized void quarantine(AttemptResult result, String error, long now) {
+        callingThreads.add(Thread.currentThread().getName());
         quarantined.add(result);
         Job j = jobs.get(result.jobId());
         if (j != null && j.attempts() == result.attempt()) {
@@ -192,6 +209,7 @@ final class FakeJobStore implements AttemptStore {
 
     @Override
     public List<IndexEntry> loadDue(DuePage page) {
+        callingThreads.add(Thread.currentThread().getName());
         List<IndexEntry> out = new ArrayList<>();
         page.after().keySet().forEach(shard -> reads.computeIfAbsent(shard, k -> new AtomicInteger())
                 .incrementAndGet());
@@ -209,6 +227,7 @@ final class FakeJobStore implements AttemptStore {
 
     @Override
     public List<Job> findStale(Collection<Integer> shards, long now, Orphans orphans, long afterId, int limit) {
+        callingThreads.add(Thread.currentThread().getName());
         return jobs.values().stream()
                 .filter(j -> shards.contains(j.shard()) && j.state() == JobState.RUNNING && j.id() > afterId)
                 .sorted(Comparator.comparingLong(Job::id))
@@ -219,26 +238,14 @@ final class FakeJobStore implements AttemptStore {
     }
 
     @Override
-    public Map<Long, Integer> runningAttempts(Collection<Long> ids, String node) {
-        fenceChecks.incrementAndGet();
-        duringFenceCheck.run();
-        Map<Long, Integer> out = new HashMap<>();
-        for (long id : ids) {
-            Job j = jobs.get(id);
-            if (j != null && j.state() == JobState.RUNNING && node.equals(j.ownerNode())) {
-                out.put(id, j.attempts());
-            }
-        }
-        return out;
-    }
-
-    @Override
     public void forgetUnsent(Collection<ClaimedAttempt> attempts) {
+        callingThreads.add(Thread.currentThread().getName());
         forgotten.addAll(attempts);
     }
 
     @Override
     public synchronized java.util.Set<Long> renewDeadlines(Collection<ClaimedAttempt> attempts, String node, long now) {
+        callingThreads.add(Thread.currentThread().getName());
         java.util.Set<Long> renewed = new java.util.HashSet<>();
         for (ClaimedAttempt a : attempts) {
             Job j = jobs.get(a.jobId());
@@ -259,6 +266,7 @@ final class FakeJobStore implements AttemptStore {
 
     @Override
     public synchronized int unclaim(Collection<ClaimedAttempt> attempts, String node, long now) {
+        callingThreads.add(Thread.currentThread().getName());
         int n = 0;
         for (ClaimedAttempt a : attempts) {
             Job j = jobs.get(a.jobId());

@@ -9,6 +9,7 @@ import dev.hourglass.node.catalog.ServiceDefinition;
 import dev.hourglass.node.dispatch.Delivery;
 import dev.hourglass.node.dispatch.DeliveryResult;
 import dev.hourglass.node.dispatch.Dispatcher;
+import dev.hourglass.node.job.AttemptHolders;
 import dev.hourglass.node.job.AttemptOutcome;
 import dev.hourglass.node.job.Job;
 import dev.hourglass.node.shard.ShardOwnership;
@@ -26,9 +27,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The engine's last check before an attempt leaves, with faults injected into a fake store: an
- * attempt that waited since its claim is not sent when another actor canceled it or took it over
- * meanwhile, nor when this node lost its shard (then it is given back unsent); a result the store
+ * What stops an attempt between its claim and its send, with faults injected into a fake store: it
+ * is sent from memory, with no store call on the way; it is not sent once withheld for a cancel
+ * (waiting for its fire time, at its gate, or still on its way from the claim), nor when this node
+ * lost its shard (then it is given back unsent); a result the store
  * refuses is set aside without holding back the others; an attempt that never reached its receiver
  * does not use up the job's budget. A node out of touch with the cluster (its shard lease lapsed,
  * as it has on waking from a freeze) claims nothing and sends nothing it claimed.
@@ -127,20 +129,123 @@ class FiringEngineFenceTest {
     }
 
     @Test
-    void anAttemptClaimedAheadAndThenCanceledElsewhereIsNotSent() {
+    void anAttemptClaimedAheadIsSentAtItsFireTimeWithoutAStoreCallOnTheWay() {
+        long fireAt = System.currentTimeMillis() + 800;
+        startWithJob1ClaimedAhead(fireAt);
+        await().atMost(Duration.ofSeconds(5)).until(() -> delivered.size() == 1);
+        assertThat(delivered.get(0).firedAt()).as("never early").isGreaterThanOrEqualTo(fireAt);
+        // the claim was the database check: from the timer to the dispatcher, memory only
+        assertThat(store.callingThreads)
+                .as("threads that called the store")
+                .noneMatch(t -> t.startsWith("hourglass-send")); // the timer, the fence (give-backs, renewals)
+    }
+
+    /** The engine as the holder of its attempts (in a cluster, other nodes reach it through ZooKeeper). */
+    private AttemptHolders holders() {
+        return AttemptHolders.alone("n1", engine::withhold);
+    }
+
+    @Test
+    void anAttemptClaimedAheadAndThenWithheldForACancelIsNotSent() {
         long fireAt = System.currentTimeMillis() + 800;
         startWithJob1ClaimedAhead(fireAt);
         assertThat(System.currentTimeMillis())
                 .as("claimed ahead, before its fire time")
                 .isLessThan(fireAt);
-        store.cancel(1); // through another node
+        assertThat(engine.withhold(1, 2)).as("not the attempt it holds").isEqualTo(AttemptHolders.Answer.UNKNOWN);
+        assertThat(store.cancelRunning(1, holders(), true)).isEqualTo(AttemptHolders.Answer.WITHHELD);
+        assertThat(engine.inFlight()).as("its slots are freed at once").isZero();
+        assertThat(engine.withhold(1, 1))
+                .as("asked again (a retried cancel): it never left")
+                .isEqualTo(AttemptHolders.Answer.WITHHELD);
         awaitPast(fireAt + 300);
         assertThat(delivered).isEmpty();
-        assertThat(store.fenceChecks.get()).isPositive();
-        assertThat(store.forgotten)
-                .as("its log row, opened by the claim, is removed: it never left")
-                .containsExactly(new AttemptStore.ClaimedAttempt(1, 1));
+        assertThat(store.givenBack)
+                .as("the give-back that follows a withholding finds the job canceled: nothing to undo")
+                .isEmpty();
+    }
+
+    @Test
+    void anAttemptWithheldForACancelThatRolledBackIsGivenBackAndFiresAtOnce() {
+        long fireAt = System.currentTimeMillis() + 800;
+        startWithJob1ClaimedAhead(fireAt);
+        assertThat(store.cancelRunning(1, holders(), false)).isEqualTo(AttemptHolders.Answer.WITHHELD);
+        // not RUNNING unsent until its deadline: DELAYED again, claimed again, sent at its time
+        await().atMost(Duration.ofSeconds(5)).until(() -> delivered.size() == 1);
+        assertThat(store.givenBack).containsExactly(new AttemptStore.ClaimedAttempt(1, 1));
+        assertThat(delivered.get(0).firedAt()).isGreaterThanOrEqualTo(fireAt);
+        assertThat(delivered.get(0).job().attempts())
+                .as("the withheld attempt was taken back")
+                .isEqualTo(1);
+    }
+
+    @Test
+    void anAttemptWithheldWhileItsClaimCommitsIsDroppedAsItArrives() {
+        // the cancel locks the row just after the claim committed, before the claimed attempt has
+        // reached the sender: the node holds no attempt yet, and leaves a tombstone for it
+        java.util.concurrent.atomic.AtomicReference<AttemptHolders.Answer> answer =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        store.duringClaim = () -> {
+            if (answer.get() == null) {
+                answer.set(store.cancelRunning(1, holders(), true));
+            }
+        };
+        store.add(1, System.currentTimeMillis() - 10, 0); // overdue: it would be sent straight away
+        start(service(10), FiringEngineFenceTest::ok);
+        await().atMost(Duration.ofSeconds(5)).until(() -> answer.get() != null);
+        assertThat(answer.get()).isEqualTo(AttemptHolders.Answer.WITHHELD);
+        awaitPast(System.currentTimeMillis() + 300);
+        assertThat(delivered).isEmpty();
         assertThat(engine.inFlight()).isZero();
+    }
+
+    @Test
+    void anAttemptAlreadySentIsReportedUnderWayAndStillEnds() {
+        CompletableFuture<DeliveryResult> held = new CompletableFuture<>();
+        store.add(1, System.currentTimeMillis(), 0);
+        start(service(10), d -> held);
+        await().atMost(Duration.ofSeconds(5)).until(() -> delivered.size() == 1);
+        assertThat(engine.withhold(1, 1)).isEqualTo(AttemptHolders.Answer.UNDER_WAY);
+        held.complete(DeliveryResult.success(null));
+        await().atMost(Duration.ofSeconds(5)).until(() -> state(1) == JobState.FINISHED);
+        assertThat(engine.withhold(1, 1))
+                .as("released, but sent: under way still, not unknown (its result may not be written yet)")
+                .isEqualTo(AttemptHolders.Answer.UNDER_WAY);
+        assertThat(engine.inFlight()).isZero();
+    }
+
+    @Test
+    void anAttemptWaitingAtItsFullGateIsNotSentOnceWithheld() {
+        Map<Long, CompletableFuture<DeliveryResult>> held = new ConcurrentHashMap<>();
+        long now = System.currentTimeMillis();
+        store.add(1, now, 0);
+        store.add(2, now, 0);
+        start(service(1), d -> held.computeIfAbsent(d.job().id(), id -> new CompletableFuture<>()));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> delivered.size() == 1 && state(1) == JobState.RUNNING && state(2) == JobState.RUNNING);
+        long sending = delivered.get(0).job().id();
+        long waiting = 3 - sending;
+        assertThat(engine.withhold(sending, 1)).isEqualTo(AttemptHolders.Answer.UNDER_WAY);
+        assertThat(store.cancelRunning(waiting, holders(), true)).isEqualTo(AttemptHolders.Answer.WITHHELD);
+        assertThat(engine.inFlight()).as("only the delivery under way").isEqualTo(1);
+        held.get(sending).complete(DeliveryResult.success(null));
+        awaitPast(System.currentTimeMillis() + 500);
+        assertThat(delivered).extracting(d -> d.job().id()).containsExactly(sending);
+        assertThat(engine.inFlight()).isZero();
+    }
+
+    @Test
+    void anAttemptWhoseClaimEndedNearItsDeadlineIsRenewedBeforeItIsSent() {
+        // timeout 1 s: the margin is half of it. The claim takes 600 ms (a rebalance's contention),
+        // leaving 400 ms of its deadline: a node taking the shard over would time it out while its
+        // receiver works, so it gets a fresh deadline (conditional on being still this node's) first
+        long now = System.currentTimeMillis();
+        store.jobs.put(1L, FakeJobStore.job(1, JobState.DELAYED, now, now, 0, 5, null, 1_000, 0));
+        store.duringClaim = () -> sleep(600);
+        start(service(10), FiringEngineFenceTest::ok);
+        await().atMost(Duration.ofSeconds(5)).until(() -> state(1) == JobState.FINISHED);
+        assertThat(store.renewals).containsExactly(new AttemptStore.ClaimedAttempt(1, 1));
+        assertThat(delivered).hasSize(1);
     }
 
     @Test
@@ -185,19 +290,6 @@ class FiringEngineFenceTest {
     }
 
     @Test
-    void anAttemptTheDatabaseCheckFindsCurrentIsGivenBackIfTheLeaseLapsedDuringTheCheck() {
-        long fireAt = System.currentTimeMillis() + 800;
-        store.add(1, fireAt, 0);
-        store.duringFenceCheck = () -> lease.set(false);
-        start(service(10), FiringEngineFenceTest::ok);
-        await().atMost(Duration.ofSeconds(5)).until(() -> !store.givenBack.isEmpty());
-        awaitPast(fireAt + 300);
-        assertThat(store.fenceChecks.get()).as("it reached the database check").isPositive();
-        assertThat(delivered).isEmpty();
-        assertThat(store.givenBack).containsExactly(new AttemptStore.ClaimedAttempt(1, 1));
-    }
-
-    @Test
     void anOverdueAttemptIsNotSentStraightFromAClaimDuringWhichTheLeaseLapsed() {
         // the straight path skips the database fence (the claim was the check): a freeze inside the
         // claim is caught by the lease, which the frozen time has run out
@@ -230,27 +322,6 @@ class FiringEngineFenceTest {
                 .as("delivered at its fire time, not at the next catch-up sweep 30 s later")
                 .isLessThan(500);
         assertThat(delivered).extracting(d -> d.job().id()).containsExactly(1L);
-    }
-
-    @Test
-    void anAttemptWaitingAtItsGateIsNotSentOnceAnotherNodeTookItOver() {
-        Map<Long, CompletableFuture<DeliveryResult>> held = new ConcurrentHashMap<>();
-        long now = System.currentTimeMillis();
-        store.add(1, now, 0);
-        store.add(2, now, 0);
-        start(service(1), d -> held.computeIfAbsent(d.job().id(), id -> new CompletableFuture<>()));
-        await().atMost(Duration.ofSeconds(5))
-                .until(() -> delivered.size() == 1 && state(1) == JobState.RUNNING && state(2) == JobState.RUNNING);
-        long waiting = delivered.get(0).job().id() == 1 ? 2 : 1;
-        Job mine = store.jobs.get(waiting);
-        // another node timed it out and claimed the next attempt
-        store.jobs.put(
-                waiting,
-                FakeJobStore.job(waiting, JobState.RUNNING, mine.fireAt(), mine.dueAt(), 2, 5, "n2", 5_000, 0));
-        held.get(delivered.get(0).job().id()).complete(DeliveryResult.success(null));
-        awaitPast(System.currentTimeMillis() + 500);
-        assertThat(delivered).extracting(d -> d.job().id()).containsExactly(3 - waiting);
-        assertThat(engine.inFlight()).isZero();
     }
 
     @Test
@@ -309,25 +380,6 @@ class FiringEngineFenceTest {
                         .attempt())
                 .isEqualTo(1);
         assertThat(second.firedAt()).isGreaterThanOrEqualTo(delivered.get(0).firedAt() + 600);
-    }
-
-    @Test
-    void anAttemptWhoseDeadlineCameNearDuringTheDatabaseCheckIsGivenBackUnsent() {
-        // timeout 1 s: the margin is half of it. Claimed ahead, so it passes the database check
-        // at its fire time; that check takes 600 ms (a rebalance's contention), leaving 400 ms of
-        // its deadline, and a node taking the shard over would time it out while its receiver works
-        long fireAt = System.currentTimeMillis() + 800;
-        store.jobs.put(1L, FakeJobStore.job(1, JobState.DELAYED, fireAt, fireAt, 0, 5, null, 1_000, 0));
-        store.duringFenceCheck = () -> sleep(600);
-        start(service(10), FiringEngineFenceTest::ok);
-        await().atMost(Duration.ofSeconds(5)).until(() -> !store.givenBack.isEmpty());
-        assertThat(store.fenceChecks.get()).as("it reached the database check").isPositive();
-        assertThat(store.givenBack).first().isEqualTo(new AttemptStore.ClaimedAttempt(1, 1));
-        // given back, it is claimed again (the same attempt number: the unsent one was taken back)
-        // with a deadline of its own; no send ever leaves with less than the margin left
-        assertThat(delivered)
-                .as("sent with at least half its timeout left")
-                .allSatisfy(d -> assertThat(d.job().dueAt() - d.firedAt()).isGreaterThanOrEqualTo(500));
     }
 
     @Test

@@ -55,11 +55,6 @@ final class InMemoryAttemptStore implements AttemptStore {
     }
 
     @Override
-    public Map<Long, Integer> runningAttempts(Collection<Long> jobIds, String node) {
-        return Map.of();
-    }
-
-    @Override
     public int unclaim(Collection<ClaimedAttempt> attempts, String node, long now) {
         return 0;
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hourglass.api.JobState;
 import dev.hourglass.node.firing.AttemptResult;
+import dev.hourglass.node.job.AttemptHolders;
 import dev.hourglass.node.job.AttemptOutcome;
 import dev.hourglass.node.job.Job;
 import dev.hourglass.node.job.NextStep;
@@ -126,7 +127,8 @@ public abstract class RetentionContract {
         Job canceledWhileRunning = job(OLD, "order-2");
         jobs.insert(canceledWhileRunning); // takes its bizKey in hg_biz_key
         attempts.claim(List.of(canceledWhileRunning.id()), "n1", OLD, OLD);
-        mutations.cancel(canceledWhileRunning.id(), APP, () -> OLD + 1);
+        mutations.cancel(
+                canceledWhileRunning.id(), APP, () -> OLD + 1, (node, id, attempt) -> AttemptHolders.Answer.UNDER_WAY);
         Job endedRecently = ended(RECENT, "order-3");
         Job live = job(RECENT + 60_000, "order-4");
         jobs.insert(live);

@@ -11,6 +11,8 @@ import dev.hourglass.node.firing.AttemptResult;
 import dev.hourglass.node.firing.AttemptStore;
 import dev.hourglass.node.firing.DuePage;
 import dev.hourglass.node.firing.DuePage.Cursor;
+import dev.hourglass.node.job.AttemptHolderUnreachableException;
+import dev.hourglass.node.job.AttemptHolders;
 import dev.hourglass.node.job.AttemptOutcome;
 import dev.hourglass.node.job.Backoff;
 import dev.hourglass.node.job.Execution;
@@ -54,6 +56,8 @@ import org.junit.jupiter.api.TestInstance;
 public abstract class StorageContract {
     private static final AtomicLong IDS = new AtomicLong(1_000);
     private static final long T0 = 1_800_000_000_000L;
+    /** The holder of a claimed attempt says it has sent it: the cancel keeps the attempt's log row. */
+    private static final AttemptHolders SENT = (node, id, attempt) -> AttemptHolders.Answer.UNDER_WAY;
 
     protected Database db;
     protected MyBatisJobRepository jobs;
@@ -448,9 +452,9 @@ public abstract class StorageContract {
         assertThat(mutations.revive(j.id(), app, T0, 8, T0))
                 .as("a DELAYED job cannot be revived")
                 .isEmpty();
-        Job canceled = mutations.cancel(j.id(), app, () -> T0).orElseThrow();
+        Job canceled = mutations.cancel(j.id(), app, () -> T0, SENT).orElseThrow();
         assertThat(canceled.state()).isEqualTo(JobState.CANCELED);
-        assertThat(mutations.cancel(j.id(), app, () -> T0)).isEmpty();
+        assertThat(mutations.cancel(j.id(), app, () -> T0, SENT)).isEmpty();
         assertThat(mutations.reschedule(j.id(), app, T0 + 1, null, null, null, T0))
                 .isEmpty();
         Job revived = mutations.revive(j.id(), app, T0 + 5, 9, T0 + 1).orElseThrow();
@@ -481,23 +485,69 @@ public abstract class StorageContract {
     }
 
     @Test
-    void anAttemptCanceledBeforeItLeftIsNotInTheLogAndOneTimedOutElsewhereStays() {
-        // the send fence dropped both: the first because its job was canceled meanwhile, the second
-        // because another node had ended it (and its row says so)
-        Job canceled = job(T0, null, 10);
-        Job takenOver = job(T0, null, 11);
-        jobs.insert(canceled);
-        jobs.insert(takenOver);
-        attempts.claim(List.of(canceled.id(), takenOver.id()), "n1", T0, T0);
-        assertThat(mutations.cancel(canceled.id(), null, () -> T0 + 1)).isPresent();
-        attempts.record(List.of(timedOut(jobs.find(takenOver.id()).orElseThrow(), T0 + 2)), T0 + 2);
-
-        attempts.forgetUnsent(List.of(
-                new AttemptStore.ClaimedAttempt(canceled.id(), 1), new AttemptStore.ClaimedAttempt(takenOver.id(), 1)));
-
-        assertThat(jobs.executions(canceled.id()))
+    void anAttemptWithheldByItsHolderIsUndoneByTheCancel() {
+        Job j = job(T0, null, 10);
+        jobs.insert(j);
+        attempts.claim(List.of(j.id()), "n1", T0, T0);
+        List<String> asked = new ArrayList<>();
+        Job canceled = mutations
+                .cancel(j.id(), null, () -> T0 + 1, (node, id, attempt) -> {
+                    asked.add(node + "/" + id + "/" + attempt);
+                    return AttemptHolders.Answer.WITHHELD;
+                })
+                .orElseThrow();
+        assertThat(asked).containsExactly("n1/" + j.id() + "/1");
+        assertThat(canceled.state()).isEqualTo(JobState.CANCELED);
+        assertThat(canceled.attempts())
+                .as("the withheld attempt never happened")
+                .isZero();
+        assertThat(canceled.lastError()).isEqualTo("canceled");
+        assertThat(jobs.executions(j.id()))
                 .as("never sent: no attempt in its log")
                 .isEmpty();
+    }
+
+    @Test
+    void aCancelWhoseHolderDoesNotAnswerChangesNothing() {
+        Job j = job(T0, null, 10);
+        jobs.insert(j);
+        attempts.claim(List.of(j.id()), "n1", T0, T0);
+        assertThatThrownBy(() -> mutations.cancel(j.id(), null, () -> T0 + 1, (node, id, attempt) -> {
+                    throw new AttemptHolderUnreachableException(node, id, attempt, 2_000);
+                }))
+                .isInstanceOf(AttemptHolderUnreachableException.class);
+        Job still = jobs.find(j.id()).orElseThrow();
+        assertThat(still.state()).isEqualTo(JobState.RUNNING);
+        assertThat(still.attempts()).isEqualTo(1);
+        assertThat(jobs.executions(j.id())).singleElement().satisfies(e -> assertThat(e.outcome())
+                .isNull());
+        // and the job stays cancelable once its holder answers
+        assertThat(mutations.cancel(j.id(), null, () -> T0 + 2, SENT)).isPresent();
+    }
+
+    @Test
+    void aCanceledJobIsNotAskedAboutItsAttemptWhenItHasNone() {
+        Job j = job(T0 + 60_000, null, 10);
+        jobs.insert(j);
+        assertThat(mutations
+                        .cancel(j.id(), null, () -> T0, (node, id, attempt) -> {
+                            throw new AssertionError("a DELAYED job has no attempt to withhold");
+                        })
+                        .orElseThrow()
+                        .lastError())
+                .isEqualTo("canceled");
+    }
+
+    @Test
+    void anAttemptTimedOutElsewhereKeepsItsLogRowWhenItsUnsentRowsAreForgotten() {
+        // the sender dropped it unsent after its renewal found that another node had ended it
+        Job takenOver = job(T0, null, 11);
+        jobs.insert(takenOver);
+        attempts.claim(List.of(takenOver.id()), "n1", T0, T0);
+        attempts.record(List.of(timedOut(jobs.find(takenOver.id()).orElseThrow(), T0 + 2)), T0 + 2);
+
+        attempts.forgetUnsent(List.of(new AttemptStore.ClaimedAttempt(takenOver.id(), 1)));
+
         assertThat(jobs.executions(takenOver.id())).singleElement().satisfies(e -> assertThat(e.outcome())
                 .isEqualTo(AttemptOutcome.TIMEOUT));
     }
@@ -507,8 +557,9 @@ public abstract class StorageContract {
         Job j = job(T0, null, 10);
         jobs.insert(j);
         attempts.claim(List.of(j.id()), "n1", T0, T0);
-        assertThat(mutations.cancel(j.id(), null, () -> T0 + 1).orElseThrow().state())
-                .isEqualTo(JobState.CANCELED);
+        Job canceled = mutations.cancel(j.id(), null, () -> T0 + 1, SENT).orElseThrow();
+        assertThat(canceled.state()).isEqualTo(JobState.CANCELED);
+        assertThat(canceled.lastError()).startsWith("canceled while attempt 1 was under way on n1");
         attempts.record(
                 List.of(new AttemptResult(
                         j.id(), 1, AttemptOutcome.SUCCESS, null, null, T0 + 2, NextStep.finished(), 10, "x")),
@@ -552,7 +603,7 @@ public abstract class StorageContract {
             jobs.insert(j);
             expected.add(j.id());
             if (i % 2 == 0) {
-                mutations.cancel(j.id(), app, () -> T0);
+                mutations.cancel(j.id(), app, () -> T0, SENT);
             }
         }
         Set<Long> seen = new HashSet<>();
@@ -592,7 +643,7 @@ public abstract class StorageContract {
             jobs.insert(j);
             inserted.add(j);
             if (i % 3 == 0) {
-                mutations.cancel(j.id(), app, () -> T0); // to the backlog
+                mutations.cancel(j.id(), app, () -> T0, SENT); // to the backlog
             }
         }
         List<Long> liveOrder = new ArrayList<>();
@@ -723,9 +774,9 @@ public abstract class StorageContract {
                 T0 + 5);
         assertThat(counted("RUNNING")).isEqualTo(running0 + 2); // c, d
         assertThat(counted("DELAYED")).isEqualTo(delayed0 + 4); // a again, e, f, expiring
-        assertThat(mutations.cancel(c.id(), app, () -> T0 + 6)).isPresent(); // RUNNING
-        assertThat(mutations.cancel(e.id(), app, () -> T0 + 6)).isPresent(); // DELAYED
-        assertThat(mutations.cancel(e.id(), app, () -> T0 + 6)).isEmpty(); // not live any more
+        assertThat(mutations.cancel(c.id(), app, () -> T0 + 6, SENT)).isPresent(); // RUNNING
+        assertThat(mutations.cancel(e.id(), app, () -> T0 + 6, SENT)).isPresent(); // DELAYED
+        assertThat(mutations.cancel(e.id(), app, () -> T0 + 6, SENT)).isEmpty(); // not live any more
         assertThat(attempts.claim(List.of(expiring.id()), "n1", T0 + 101, T0 + 101)
                         .expired())
                 .containsExactly(expiring.id());
@@ -797,7 +848,7 @@ public abstract class StorageContract {
                         }
                         store.record(results, T0 + 2);
                         if (i % 100 == 0) {
-                            mutations.cancel(shuffled.get(i), app, () -> T0 + 2); // races the claims of others
+                            mutations.cancel(shuffled.get(i), app, () -> T0 + 2, SENT); // races the claims of others
                         }
                     }
                     return null;

@@ -125,8 +125,6 @@ public interface JobMapper {
             @Param("afterId") long afterId,
             @Param("limit") int limit);
 
-    List<AttemptRow> runningAttempts(@Param("ids") IdList ids, @Param("node") String node);
-
     int unclaim(
             @Param("jobId") long jobId,
             @Param("attempt") int attempt,

@@ -9,10 +9,8 @@ import dev.hourglass.node.timeindex.IndexEntry;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.apache.ibatis.session.ExecutorType;
 import org.apache.ibatis.session.SqlSession;
@@ -258,20 +256,6 @@ public final class MyBatisAttemptStore implements AttemptStore {
             }
             // the first `limit` ids of both: the next page starts after the last one returned
             return stale.values().stream().limit(limit).toList();
-        }
-    }
-
-    @Override
-    public Map<Long, Integer> runningAttempts(Collection<Long> jobIds, String node) {
-        if (jobIds.isEmpty()) {
-            return Map.of();
-        }
-        try (SqlSession s = sessions.openSession(true)) {
-            Map<Long, Integer> running = new HashMap<>();
-            s.getMapper(JobMapper.class)
-                    .runningAttempts(IdList.of(jobIds), node)
-                    .forEach(r -> running.put(r.jobId, r.attempt));
-            return running;
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.hourglass.node.store.mybatis;
 
 import dev.hourglass.api.JobState;
+import dev.hourglass.node.job.AttemptHolders;
 import dev.hourglass.node.job.Job;
 import dev.hourglass.node.job.JobMutations;
 import dev.hourglass.node.job.JobTransitions;
@@ -50,30 +51,44 @@ public final class MyBatisJobMutations implements JobMutations {
     }
 
     @Override
-    public Optional<Job> cancel(long id, String app, LongSupplier clock) {
+    public Optional<Job> cancel(long id, String app, LongSupplier clock, AttemptHolders holders) {
         String token = tokens.next();
         try (SqlSession s = sessions.openSession(false)) {
             JobMapper m = s.getMapper(JobMapper.class);
             IdList ids = IdList.of(List.of(id));
-            // locked first: the state it leaves (DELAYED or RUNNING) is the count it leaves
+            // locked first: the state it leaves (DELAYED or RUNNING) is the count it leaves, and
+            // the holder of a claimed attempt answers for it while nothing else can change the job
             List<LockedJobRow> before = m.lockLive(ids);
+            if (before.isEmpty() || (app != null && !app.equals(before.get(0).app))) {
+                return Optional.empty();
+            }
+            LockedJobRow job = before.get(0);
+            String why = "canceled";
+            if ("RUNNING".equals(job.state)) {
+                AttemptHolders.Answer answer;
+                try {
+                    answer = holders.withhold(job.ownerNode, id, job.attempts);
+                } catch (RuntimeException e) {
+                    s.rollback(true);
+                    throw e;
+                }
+                if (answer == AttemptHolders.Answer.WITHHELD) {
+                    // it never left: the claim is undone (attempt number, log row), as by a give-back
+                    m.unclaim(id, job.attempts, job.ownerNode, clock.getAsLong());
+                    m.deleteOpenExecution(id, job.attempts);
+                } else {
+                    why = underWay(job);
+                }
+            }
             long now = clock.getAsLong();
-            if (before.isEmpty()
-                    || m.markFinal(
-                                    id,
-                                    app,
-                                    CANCELABLE,
-                                    JobState.CANCELED.name(),
-                                    whyCanceled(before.get(0)),
-                                    token,
-                                    now)
-                            == 0) {
+            if (m.markFinal(id, app, CANCELABLE, JobState.CANCELED.name(), why, token, now) == 0) {
+                s.rollback(true);
                 return Optional.empty();
             }
             m.copyToBacklog(ids, token, now);
             m.deleteLive(ids, token);
             LiveCountDeltas counts = new LiveCountDeltas();
-            counts.removed(before.get(0).app, before.get(0).service, before.get(0).state);
+            counts.removed(job.app, job.service, job.state);
             counts.writeTo(m);
             JobRow row = m.findFinal(id);
             s.commit();
@@ -82,16 +97,14 @@ public final class MyBatisJobMutations implements JobMutations {
     }
 
     /**
-     * What the job's record says of its cancel. Clocks of different nodes cannot order a send and a
-     * cancel to the millisecond, so the record says what the database knew: an attempt under way
-     * (claimed, possibly sent already) may still arrive, and its log row, once its node writes it,
-     * shows whether it did.
+     * What the job's record says of a cancel that found its attempt sent (or sending), or held by a
+     * node that could not say (an earlier life of it, or a node gone). Clocks of different nodes
+     * cannot order a send and a cancel to the millisecond, so the record says what was known: the
+     * attempt may still arrive, and its log row, once its node writes it, shows whether it did.
      */
-    private static String whyCanceled(LockedJobRow job) {
-        return "RUNNING".equals(job.state)
-                ? "canceled while attempt " + job.attempts + " was under way on " + job.ownerNode
-                        + ": it may still arrive"
-                : "canceled";
+    private static String underWay(LockedJobRow job) {
+        return "canceled while attempt " + job.attempts + " was under way on " + job.ownerNode
+                + ": it may still arrive";
     }
 
     @Override
