@@ -241,10 +241,17 @@ class FiringEngineFenceTest {
         // receiver works, so it gets a fresh deadline (conditional on being still this node's) first
         long now = System.currentTimeMillis();
         store.jobs.put(1L, FakeJobStore.job(1, JobState.DELAYED, now, now, 0, 5, null, 1_000, 0));
-        store.duringClaim = () -> sleep(600);
+        java.util.concurrent.atomic.AtomicBoolean slowed = new java.util.concurrent.atomic.AtomicBoolean();
+        store.duringClaim = () -> {
+            if (slowed.compareAndSet(false, true)) {
+                sleep(600);
+            }
+        };
         start(service(10), FiringEngineFenceTest::ok);
         await().atMost(Duration.ofSeconds(5)).until(() -> state(1) == JobState.FINISHED);
-        assertThat(store.renewals).containsExactly(new AttemptStore.ClaimedAttempt(1, 1));
+        // a machine too loaded to send within half a second of the renewal gives the attempt back
+        // instead, and it is claimed (the same attempt number) and sent again: never sent twice
+        assertThat(store.renewals).isNotEmpty().containsOnly(new AttemptStore.ClaimedAttempt(1, 1));
         assertThat(delivered).hasSize(1);
     }
 
