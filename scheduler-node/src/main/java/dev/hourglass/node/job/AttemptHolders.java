@@ -34,9 +34,4 @@ public interface AttemptHolders {
      *     answer in time: nothing may be changed
      */
     Answer withhold(String node, long jobId, int attempt);
-
-    /** A node alone: it holds every attempt it claimed, and no other node's. */
-    static AttemptHolders alone(String self, java.util.function.BiFunction<Long, Integer, Answer> local) {
-        return (node, jobId, attempt) -> self.equals(node) ? local.apply(jobId, attempt) : Answer.UNKNOWN;
-    }
 }

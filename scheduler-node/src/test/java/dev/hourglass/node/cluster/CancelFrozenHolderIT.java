@@ -82,15 +82,7 @@ class CancelFrozenHolderIT {
                                         + "\",\"maxInFlight\":1,\"timeoutMs\":60000}")
                         .status())
                 .isBetween(200, 201);
-        await().atMost(Duration.ofSeconds(20))
-                .until(() -> admin.get("/api/v1/cluster").json().get("nodes").size() == 2
-                        && admin.get("/api/v1/cluster")
-                                        .json()
-                                        .get("nodes")
-                                        .get(0)
-                                        .get("shards")
-                                        .size()
-                                == 32);
+        ProcessCluster.awaitTwoNodesSharingTheShards(admin);
         // near-term jobs submitted through a go to a's shards: a claims both, sends one (the
         // receiver holds it), and the other waits at the service's gate, claimed, RUNNING on a
         long fireAt = System.currentTimeMillis() + 1_000;

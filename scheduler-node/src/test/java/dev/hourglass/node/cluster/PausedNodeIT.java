@@ -90,15 +90,7 @@ class PausedNodeIT {
         admin.put("/api/v1/apps/shop/targets", "{\"kafkaTopics\":[\"paused.orders\"]}");
         assertThat(admin.as(token).put("/api/v1/services/s", serviceJson).status())
                 .isBetween(200, 201);
-        await().atMost(Duration.ofSeconds(20))
-                .until(() -> admin.get("/api/v1/cluster").json().get("nodes").size() == 2
-                        && admin.get("/api/v1/cluster")
-                                        .json()
-                                        .get("nodes")
-                                        .get(0)
-                                        .get("shards")
-                                        .size()
-                                == 32);
+        ProcessCluster.awaitTwoNodesSharingTheShards(admin);
         return admin.as(token);
     }
 

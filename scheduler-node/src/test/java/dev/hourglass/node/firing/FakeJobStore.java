@@ -120,11 +120,6 @@ final class FakeJobStore implements AttemptStore {
         return answer;
     }
 
-    /** Another actor's change: the job is canceled (moves out of the live jobs). */
-    void cancel(long id) {
-        jobs.remove(id);
-    }
-
     @Override
     public synchronized Claim claim(Collection<Long> ids, String node, long now, long horizon) {
         callingThreads.add(Thread.currentThread().getName());

@@ -142,7 +142,8 @@ class FiringEngineFenceTest {
 
     /** The engine as the holder of its attempts (in a cluster, other nodes reach it through ZooKeeper). */
     private AttemptHolders holders() {
-        return AttemptHolders.alone("n1", engine::withhold);
+        return (node, jobId, attempt) ->
+                "n1".equals(node) ? engine.withhold(jobId, attempt) : AttemptHolders.Answer.UNKNOWN;
     }
 
     @Test
@@ -152,7 +153,10 @@ class FiringEngineFenceTest {
         assertThat(System.currentTimeMillis())
                 .as("claimed ahead, before its fire time")
                 .isLessThan(fireAt);
-        assertThat(engine.withhold(1, 2)).as("not the attempt it holds").isEqualTo(AttemptHolders.Answer.UNKNOWN);
+        // a job it never claimed (an earlier life's): it cannot say. (Not "attempt 2 of job 1": while
+        // a loader's late copy of job 1 is in a claim round, which then fails, the node answers for
+        // a claim it may be about to take: docs/design.md, "Known limit")
+        assertThat(engine.withhold(99, 1)).as("not an attempt it holds").isEqualTo(AttemptHolders.Answer.UNKNOWN);
         assertThat(store.cancelRunning(1, holders(), true)).isEqualTo(AttemptHolders.Answer.WITHHELD);
         assertThat(engine.inFlight()).as("its slots are freed at once").isZero();
         assertThat(engine.withhold(1, 1))

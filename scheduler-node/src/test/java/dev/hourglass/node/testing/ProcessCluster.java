@@ -3,7 +3,7 @@ package dev.hourglass.node.testing;
 import java.util.List;
 import org.apache.curator.test.TestingServer;
 
-/** Teardown shared by the tests that run node processes around one ZooKeeper and one receiver. */
+/** What the tests that run node processes around one ZooKeeper and one receiver share. */
 public final class ProcessCluster {
     private ProcessCluster() {}
 
@@ -20,5 +20,16 @@ public final class ProcessCluster {
             zookeeper.close();
             ZooKeeperLeftovers.delete();
         }
+    }
+
+    /** Waits until two nodes are members and the first of them holds half of the 64 shards. */
+    public static void awaitTwoNodesSharingTheShards(ApiClient admin) {
+        org.awaitility.Awaitility.await()
+                .atMost(java.time.Duration.ofSeconds(20))
+                .until(() -> {
+                    com.fasterxml.jackson.databind.JsonNode nodes =
+                            admin.get("/api/v1/cluster").json().get("nodes");
+                    return nodes.size() == 2 && nodes.get(0).get("shards").size() == 32;
+                });
     }
 }
