@@ -13,6 +13,7 @@ import dev.hourglass.node.testing.NodeProcess;
 import dev.hourglass.node.testing.ProcessCluster;
 import dev.hourglass.node.testing.TestKafka;
 import dev.hourglass.node.testing.TestNodes;
+import dev.hourglass.node.testing.ZooKeeperLeftovers;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
@@ -41,27 +42,22 @@ class PausedNodeIT {
     static final int SESSION_TIMEOUT_MS = 4_000;
     static KafkaClusterTestKit kafka;
 
+    /**
+     * One cluster for both scenarios: its start (ZooKeeper, two node processes) and stop took a
+     * third of each scenario's time. Each scenario has an app of its own (its service, its jobs,
+     * and for HTTP its own receiver) and starts, as on a fresh cluster, once both nodes hold half
+     * the shards ({@link #appWithService}): after the other scenario b has woken and joined again
+     * under a new session, as a node does in production.
+     */
+    static TestingServer zookeeper;
+
+    static NodeProcess a;
+    static NodeProcess b;
+
     @BeforeAll
-    static void broker() throws Exception {
+    static void start() throws Exception {
         kafka = TestKafka.start();
-    }
-
-    @AfterAll
-    static void closeBroker() throws Exception {
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
-
-    TestingServer zookeeper;
-    CallbackReceiver receiver;
-    NodeProcess a;
-    NodeProcess b;
-
-    @BeforeEach
-    void start() throws Exception {
         zookeeper = new TestingServer(true);
-        receiver = new CallbackReceiver();
         String jdbcUrl = EmbeddedMariaDb.newDatabase();
         String extra = "  zkSessionTimeoutMs: " + SESSION_TIMEOUT_MS + "\n  kafkaBootstrap: \""
                 + kafka.bootstrapServers() + "\"";
@@ -71,23 +67,69 @@ class PausedNodeIT {
         b.awaitReady();
     }
 
-    @AfterEach
-    void stop() throws Exception {
+    @AfterAll
+    static void stop() throws Exception {
         try {
-            b.resume(); // a frozen process would not stop
+            if (b != null) {
+                b.resume(); // a frozen process would not stop
+            }
+            // both at once (SIGTERM, then each waits for its own exit): one after the other took twice as long
+            Thread stopA = new Thread(() -> closeQuietly(a));
+            stopA.start();
+            closeQuietly(b);
+            stopA.join();
         } finally {
-            ProcessCluster.stop(java.util.List.of(a, b), receiver, zookeeper);
+            try {
+                if (zookeeper != null) {
+                    zookeeper.close();
+                }
+                ZooKeeperLeftovers.delete();
+            } finally {
+                if (kafka != null) {
+                    kafka.close();
+                }
+            }
         }
     }
 
-    /** An app with a service ({@code serviceJson}), once both nodes hold half the shards. */
-    private ApiClient appWithService(String serviceJson) {
+    private static void closeQuietly(NodeProcess n) {
+        if (n == null) {
+            return;
+        }
+        try {
+            n.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    CallbackReceiver receiver;
+
+    @BeforeEach
+    void receiver() throws Exception {
+        receiver = new CallbackReceiver();
+    }
+
+    @AfterEach
+    void thaw() throws Exception {
+        try {
+            b.resume(); // a scenario that failed while b was frozen: the next one needs it awake
+        } finally {
+            receiver.close();
+        }
+    }
+
+    /**
+     * An app named {@code app} with a service ({@code serviceJson}), once both nodes hold half the
+     * shards.
+     */
+    private ApiClient appWithService(String app, String serviceJson) {
         ApiClient admin = new ApiClient(a.baseUrl(), TestNodes.ADMIN_TOKEN);
-        String token = admin.post("/api/v1/apps", "{\"name\":\"shop\"}")
+        String token = admin.post("/api/v1/apps", "{\"name\":\"" + app + "\"}")
                 .json()
                 .get("token")
                 .asText();
-        admin.put("/api/v1/apps/shop/targets", "{\"kafkaTopics\":[\"paused.orders\"]}");
+        admin.put("/api/v1/apps/" + app + "/targets", "{\"kafkaTopics\":[\"paused.orders\"]}");
         assertThat(admin.as(token).put("/api/v1/services/s", serviceJson).status())
                 .isBetween(200, 201);
         ProcessCluster.awaitTwoNodesSharingTheShards(admin);
@@ -122,7 +164,7 @@ class PausedNodeIT {
 
     @Test
     void aFrozenNodeLosesItsShardsAndOnWakingFiresNothingTwice() throws Exception {
-        ApiClient app = appWithService("{\"protocol\":\"HTTP\",\"url\":\"" + receiver.url() + "\"}");
+        ApiClient app = appWithService("shop", "{\"protocol\":\"HTTP\",\"url\":\"" + receiver.url() + "\"}");
         ApiClient admin = app.as(TestNodes.ADMIN_TOKEN);
         long first = System.currentTimeMillis() + 5_000;
         Map<String, JsonNode> jobs = submitHalfThroughEach(app.token(), first);
@@ -188,7 +230,7 @@ class PausedNodeIT {
     void aNodeFrozenWhileItsRecordsWaitForTheProducerHandsNoneOverOnWaking() throws Exception {
         // the topic does not exist yet: each node's first records wait beside the producer for its
         // metadata (up to 2 s), and b is frozen while they do
-        ApiClient app = appWithService("{\"protocol\":\"KAFKA\",\"topic\":\"paused.orders\"}");
+        ApiClient app = appWithService("shop-kafka", "{\"protocol\":\"KAFKA\",\"topic\":\"paused.orders\"}");
         ApiClient admin = app.as(TestNodes.ADMIN_TOKEN);
         long first = System.currentTimeMillis() + 5_000;
         Map<String, JsonNode> jobs = submitHalfThroughEach(app.token(), first);

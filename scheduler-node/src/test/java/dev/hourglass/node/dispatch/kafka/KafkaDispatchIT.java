@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.hourglass.node.config.NodeConfig;
 import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.NodeFixture;
 import dev.hourglass.node.testing.TestKafka;
@@ -33,12 +32,12 @@ class KafkaDispatchIT {
     @BeforeAll
     static void start() throws Exception {
         kafka = TestKafka.start();
-        f = new NodeFixture();
-        f.node.close();
-        NodeConfig config = f.config();
-        config.cluster.kafkaBootstrap = kafka.bootstrapServers();
-        config.kafka.sendQueueRecords = SEND_QUEUE_RECORDS;
-        f.startNode(config);
+        // the node starts once, already on the broker (a node started without it, stopped and started
+        // again with it ran the same configuration, one start later)
+        f = new NodeFixture(config -> {
+            config.cluster.kafkaBootstrap = kafka.bootstrapServers();
+            config.kafka.sendQueueRecords = SEND_QUEUE_RECORDS;
+        });
         // the app "shop" publishes to topics not named after it: the admin grants them
         assertThat(f.admin
                         .put(
