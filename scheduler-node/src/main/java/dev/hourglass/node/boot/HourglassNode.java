@@ -211,7 +211,8 @@ public final class HourglassNode implements AutoCloseable {
                             e.claimBatch,
                             e.claimThreads,
                             e.resultBatch,
-                            e.claimLeadMs));
+                            e.claimLeadMs,
+                            e.resultLingerMs));
             engine.writeReportedResultsThrough(new MyBatisAttemptStore(sessions, nodeId, sqlFailures));
             Gauge.builder("hourglass.results.pending", engine, FiringEngine::pendingResults)
                     .description("attempt results queued to be written (grows while the database refuses writes)")

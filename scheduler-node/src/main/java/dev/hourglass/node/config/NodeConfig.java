@@ -110,8 +110,10 @@ public class NodeConfig {
         public int claimBatch = 500;
         public int claimThreads = 4;
         public int resultBatch = 500;
-        /** Claim jobs this long before their fire time (sent exactly at it); 0: claim at the fire time. */
+        /** Claim jobs up to this long before their fire time (sent exactly at it), in rounds; 0: claim at the fire time. */
         public long claimLeadMs = 100;
+        /** The result writer gathers results for this long before a write; 0: writes each at once. */
+        public long resultLingerMs = 10;
         /** How long a graceful stop waits for deliveries under way. */
         public long shutdownGraceMs = 10_000;
     }
@@ -305,6 +307,10 @@ public class NodeConfig {
         check(errors, engine.claimThreads >= 1 && engine.claimThreads <= 64, "engine.claimThreads must be in 1..64");
         check(errors, engine.resultBatch >= 1 && engine.resultBatch <= 5_000, "engine.resultBatch must be in 1..5000");
         check(errors, engine.claimLeadMs >= 0 && engine.claimLeadMs <= 5_000, "engine.claimLeadMs must be in 0..5000");
+        check(
+                errors,
+                engine.resultLingerMs >= 0 && engine.resultLingerMs <= 1_000,
+                "engine.resultLingerMs must be in 0..1000");
         check(errors, engine.shutdownGraceMs >= 0, "engine.shutdownGraceMs must not be negative");
         // not bound by database.poolSize: with as many writers as connections, other API requests
         // wait for a connection while groups are written (the smallest pool, 2, still works)

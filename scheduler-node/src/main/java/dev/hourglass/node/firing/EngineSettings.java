@@ -12,7 +12,11 @@ package dev.hourglass.node.firing;
  * @param claimThreads claims in parallel
  * @param resultBatch at most this many results per write
  * @param claimLeadMs jobs are claimed up to this long before their fire time and sent at it, so
- *     the claim's database round trip is not part of their lateness; 0 claims at the fire time
+ *     the claim's database round trip is not part of their lateness; 0 claims at the fire time. A
+ *     claim round starts when the earliest job is half this away and takes every job due within
+ *     the whole lead, so a steady stream is claimed in groups, not one transaction per job
+ * @param resultLingerMs the result writer waits this long after the first result of a batch for
+ *     more, so a steady stream of results is written in groups; 0 writes each at once
  */
 public record EngineSettings(
         long loadWindowMs,
@@ -23,9 +27,10 @@ public record EngineSettings(
         int claimBatch,
         int claimThreads,
         int resultBatch,
-        long claimLeadMs) {
+        long claimLeadMs,
+        long resultLingerMs) {
 
     public static EngineSettings defaults() {
-        return new EngineSettings(60_000, 1_000, 2_000, 1_000, 200_000, 500, 4, 500, 100);
+        return new EngineSettings(60_000, 1_000, 2_000, 1_000, 200_000, 500, 4, 500, 100, 10);
     }
 }

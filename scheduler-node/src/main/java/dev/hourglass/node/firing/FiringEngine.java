@@ -106,7 +106,8 @@ public final class FiringEngine {
         this.cluster = cluster;
         this.listener = ports.listener();
         this.index = new SortedFireTimeIndex(settings.indexCapacity(), this::signal);
-        this.writer = new OutcomeWriter(store, clock, settings.resultBatch(), this::afterWrite, listener);
+        this.writer = new OutcomeWriter(
+                store, clock, settings.resultBatch(), settings.resultLingerMs(), this::afterWrite, listener);
         this.claimSlots = new Semaphore(settings.claimThreads());
         this.capacity = new ServiceCapacity(this::limitShareOf, this::reoffer);
         this.loader = new WindowLoader(
@@ -349,10 +350,14 @@ public final class FiringEngine {
     private void fireLoop() {
         while (firing) {
             try {
-                long horizon = clock.millis() + settings.claimLeadMs();
-                long next = index.nextDueAt();
-                if (next > horizon) {
-                    awaitWake(Math.min(next - horizon, MAX_WAIT_MS));
+                // a round starts when the earliest job is half the lead away and claims every job
+                // due within the whole lead: at a steady rate that is half a lead's worth of jobs
+                // in one transaction instead of one transaction per job, and the claim still has
+                // half the lead to commit before the first of them is due
+                long roundAt = index.nextDueAt() - settings.claimLeadMs() / 2;
+                long now = clock.millis();
+                if (roundAt > now) {
+                    awaitWake(Math.min(roundAt - now, MAX_WAIT_MS));
                     continue;
                 }
                 if (!shards.leaseHeld()) { // out of touch with the cluster: claim nothing until back

@@ -36,6 +36,8 @@ final class FakeJobStore implements AttemptStore {
     volatile Runnable duringClaim = () -> {};
 
     final AtomicInteger claims = new AtomicInteger();
+    /** Calls of {@link #record}: result writes (each one transaction in a database). */
+    final AtomicInteger writes = new AtomicInteger();
     /** Results are refused as a read-only database refuses them (not bad data: retried). */
     volatile boolean refuseWrites;
     /** Results of these jobs are refused as bad data (a poison row). */
@@ -148,6 +150,7 @@ final class FakeJobStore implements AttemptStore {
     @Override
     public synchronized void record(List<AttemptResult> written, long now) {
         callingThreads.add(Thread.currentThread().getName());
+        writes.incrementAndGet();
         if (refuseWrites) {
             throw new dev.hourglass.node.job.StoreUnavailableException("the database is read-only", null);
         }

@@ -59,7 +59,7 @@ class FiringEngineFenceTest {
     }
 
     private void start(ServiceDefinition service, Function<Delivery, CompletableFuture<DeliveryResult>> receiver) {
-        start(service, receiver, new EngineSettings(60_000, 50, 100, 100, 10_000, 50, 2, 50, LEAD_MS));
+        start(service, receiver, new EngineSettings(60_000, 50, 100, 100, 10_000, 50, 2, 50, LEAD_MS, 0));
     }
 
     private void start(
@@ -85,7 +85,8 @@ class FiringEngineFenceTest {
         engine.start();
     }
 
-    private static ServiceDefinition service(int maxInFlight) {
+    /** The test service with another {@code maxInFlight}. */
+    static ServiceDefinition service(int maxInFlight) {
         ServiceDefinition s = FiringEngineFaultsTest.SERVICE;
         return new ServiceDefinition(
                 s.app(),
@@ -324,7 +325,7 @@ class FiringEngineFenceTest {
         start(
                 service(10),
                 FiringEngineFenceTest::ok,
-                new EngineSettings(60_000, 5_000, 30_000, 30_000, 10_000, 50, 2, 50, LEAD_MS));
+                new EngineSettings(60_000, 5_000, 30_000, 30_000, 10_000, 50, 2, 50, LEAD_MS, 0));
         shards.replace(List.of(0)); // this node gains shard 0 and reads it: the job is RUNNING, not loaded
         await().atMost(Duration.ofSeconds(1)).until(() -> store.reads.containsKey(0));
         store.add(1, fireAt, 0); // n2 heard of the same assignment a moment later and gave the attempt back

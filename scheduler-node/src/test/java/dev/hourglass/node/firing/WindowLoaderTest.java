@@ -19,7 +19,7 @@ class WindowLoaderTest {
 
     private WindowLoader loader(int capacity) {
         index = new SortedFireTimeIndex(capacity);
-        EngineSettings s = new EngineSettings(10_000, 1_000, 2_000, 1_000, capacity, 5, 1, 10, 0);
+        EngineSettings s = new EngineSettings(10_000, 1_000, 2_000, 1_000, capacity, 5, 1, 10, 0, 0);
         return new WindowLoader(store, index, shards, clock, s, () -> 0);
     }
 
