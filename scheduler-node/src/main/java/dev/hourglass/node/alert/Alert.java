@@ -1,5 +1,7 @@
 package dev.hourglass.node.alert;
 
+import dev.hourglass.node.job.Job;
+
 /**
  * One alert: opened FIRING when its condition held, RESOLVED when it cleared. {@code observed} is
  * the measure that opened it (later: that resolved it); times are epoch ms.
@@ -29,6 +31,6 @@ public record Alert(
     }
 
     public String serviceKey() {
-        return app + "/" + service;
+        return Job.serviceKey(app, service);
     }
 }

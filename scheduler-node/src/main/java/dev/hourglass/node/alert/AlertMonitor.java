@@ -122,7 +122,7 @@ public final class AlertMonitor implements AutoCloseable {
         store.firing().forEach(a -> open.put(a.serviceKey() + "/" + a.kind(), a));
         for (ServiceDefinition s : watched) {
             AlertPolicy policy = s.alert();
-            String key = s.app() + "/" + s.name();
+            String key = s.key();
             String webhook = policy.webhook() != null ? policy.webhook() : defaultWebhooks.get(s.app());
             Long oldest = overdue.oldest().get(key);
             // not seen in a scan that stopped early: it may be overdue all the same, so its

@@ -4,9 +4,17 @@ import dev.hourglass.api.DelayJobService;
 import dev.hourglass.node.alert.AlertMetrics;
 import dev.hourglass.node.alert.AlertMonitor;
 import dev.hourglass.node.alert.HttpWebhookSender;
+import dev.hourglass.node.api.FrontDoorRules;
 import dev.hourglass.node.api.dubbo.DubboJobService;
+import dev.hourglass.node.api.http.AlertRoutes;
+import dev.hourglass.node.api.http.AppRoutes;
+import dev.hourglass.node.api.http.BulkRoutes;
+import dev.hourglass.node.api.http.Callers;
 import dev.hourglass.node.api.http.HttpApi;
+import dev.hourglass.node.api.http.JobRoutes;
 import dev.hourglass.node.api.http.NodeStatus;
+import dev.hourglass.node.api.http.OpsRoutes;
+import dev.hourglass.node.api.http.ServiceRoutes;
 import dev.hourglass.node.background.Periodic;
 import dev.hourglass.node.bulk.BulkActions;
 import dev.hourglass.node.catalog.CallbackAllowList;
@@ -270,31 +278,24 @@ public final class HourglassNode implements AutoCloseable {
             coordinator.answerWithholdRequestsWith(engine::withhold);
             holders.reachOthersThrough(coordinator);
             coordinator.connect(); // leases the worker id of job ids before any submit is taken
+            var rules = new FrontDoorRules(tenants::exists);
+            var callers = new Callers(tenants, rules);
             this.http = new HttpApi(
                             new HttpApi.Listener(
                                     config.http.host,
                                     config.http.port,
                                     config.http.maxRequestBytes,
                                     config.http.tls.keyStore()),
-                            jobs,
-                            jobRepository,
-                            services,
-                            serviceRepository,
-                            tenants,
-                            targets,
-                            new Status(),
-                            metrics,
-                            history,
-                            registry,
-                            alertStore,
-                            new BulkActions(jobs, auditLog, clock),
-                            auditLog,
-                            appRepository,
-                            allowList,
-                            clock)
+                            List.of(
+                                    new JobRoutes(jobs, callers),
+                                    new ServiceRoutes(services, serviceRepository, callers),
+                                    new AppRoutes(tenants, targets, callers, appRepository, allowList),
+                                    new OpsRoutes(new Status(), jobRepository, metrics, history, registry, callers),
+                                    new AlertRoutes(alertStore, callers, clock),
+                                    new BulkRoutes(new BulkActions(jobs, auditLog, clock), auditLog, callers)))
                     .start();
             if (dubbo != null) {
-                dubbo.start(Map.of(DelayJobService.class, new DubboJobService(jobs, tenants)));
+                dubbo.start(Map.of(DelayJobService.class, new DubboJobService(jobs, tenants, rules)));
             }
             coordinator.join();
             this.databaseWatch = startDatabaseWatch(config, database, coordinator);

@@ -1,5 +1,6 @@
 package dev.hourglass.node.catalog;
 
+import dev.hourglass.node.job.Job;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -56,7 +57,7 @@ public final class ServiceCatalog {
     }
 
     public Optional<ServiceDefinition> find(String app, String name) {
-        ServiceDefinition cached = byKey.get(app + '/' + name);
+        ServiceDefinition cached = byKey.get(Job.serviceKey(app, name));
         if (cached != null) {
             return Optional.of(cached);
         }
@@ -80,7 +81,7 @@ public final class ServiceCatalog {
         boolean deleted = repository.deleteIfIdle(app, name);
         if (deleted) {
             Map<String, ServiceDefinition> copy = new ConcurrentHashMap<>(byKey);
-            copy.remove(app + '/' + name);
+            copy.remove(Job.serviceKey(app, name));
             byKey = copy;
             changed();
         }

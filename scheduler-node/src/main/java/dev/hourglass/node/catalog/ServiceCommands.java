@@ -86,7 +86,8 @@ public final class ServiceCommands {
             throw HourglassException.invalid("backoff.multiplier", "backoff.multiplier must be in 1.0..100.0");
         }
         AckMode ackMode = ackMode(spec.ackMode());
-        int maxInFlight = within("maxInFlight", spec.maxInFlight(), 1_000, 1, 100_000);
+        int maxInFlight =
+                within("maxInFlight", spec.maxInFlight(), ServiceDefinition.DEFAULT_MAX_IN_FLIGHT, 1, 100_000);
         String secret = spec.signingSecret();
         if (secret == null) {
             secret = existingSecret(app, name);

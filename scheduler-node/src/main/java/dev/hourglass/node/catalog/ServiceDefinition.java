@@ -1,6 +1,7 @@
 package dev.hourglass.node.catalog;
 
 import dev.hourglass.node.job.Backoff;
+import dev.hourglass.node.job.Job;
 
 /** A delivery target registered by an app, with its delivery policy (the seed's job_callback_service). */
 public record ServiceDefinition(
@@ -21,7 +22,11 @@ public record ServiceDefinition(
         long createdAt,
         long updatedAt) {
 
+    /** A service's limit on deliveries under way when it cannot be read (and its default). */
+    public static final int DEFAULT_MAX_IN_FLIGHT = 1_000;
+
+    /** The key of this service among every app's ({@link Job#serviceKey(String, String)}). */
     public String key() {
-        return app + '/' + name;
+        return Job.serviceKey(app, name);
     }
 }

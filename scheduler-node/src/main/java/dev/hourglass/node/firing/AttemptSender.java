@@ -416,7 +416,7 @@ final class AttemptSender {
             end(send, AttemptEndings.notSent(job, "service lookup failed: " + e, clock.millis()));
             return;
         }
-        int limit = send.service().map(ServiceDefinition::maxInFlight).orElse(1_000);
+        int limit = send.service().map(ServiceDefinition::maxInFlight).orElse(ServiceDefinition.DEFAULT_MAX_IN_FLIGHT);
         gates.submit(send, Math.max(1, limitShare.applyAsInt(limit)));
     }
 

@@ -478,7 +478,7 @@ public final class FiringEngine {
         try {
             return catalog.findByKey(serviceKey)
                     .map(ServiceDefinition::maxInFlight)
-                    .orElse(1_000);
+                    .orElse(ServiceDefinition.DEFAULT_MAX_IN_FLIGHT);
         } catch (RuntimeException e) {
             LOG.warn("service {} could not be read for its claim bound: {}", serviceKey, e.toString());
             return 1_000;

@@ -5,13 +5,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hourglass.api.BatchItemResult;
 import dev.hourglass.api.DelayJobService;
-import dev.hourglass.api.ErrorCode;
 import dev.hourglass.api.HourglassException;
 import dev.hourglass.api.JobChange;
 import dev.hourglass.api.JobSubmission;
 import dev.hourglass.api.JobView;
 import dev.hourglass.api.ResultReport;
-import dev.hourglass.node.job.StoreUnavailableException;
+import dev.hourglass.node.api.FrontDoorRules;
 import dev.hourglass.node.manage.JobManager;
 import dev.hourglass.node.manage.JobViews;
 import dev.hourglass.node.tenant.Caller;
@@ -26,13 +25,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link DelayJobService} over Dubbo (SPEC §4): the same {@link JobManager} as the HTTP API, so the
+ * {@link DelayJobService} over Dubbo (docs/api.md, "Dubbo"): the same {@link JobManager} as the HTTP API, so the
  * same semantics, limits and error codes. The caller is the app of the {@code hourglass-token}
  * attachment; the admin names the app with {@code hourglass-app}.
  *
- * <p>Every failure leaves as a {@link HourglassException}: Dubbo hands an exception of the
- * interface's own jar to the caller as it is, where any other would arrive as a bare
- * RuntimeException with a stack trace for a message.
+ * <p>Every failure leaves as a plain {@link HourglassException} ({@link FrontDoorRules#toClient}):
+ * Dubbo hands an exception of the interface's own jar to the caller as it is, where any other — a
+ * node-only subclass too — would arrive as a bare RuntimeException with a stack trace for a
+ * message.
  */
 public final class DubboJobService implements DelayJobService {
     private static final Logger LOG = LoggerFactory.getLogger(DubboJobService.class);
@@ -40,10 +40,12 @@ public final class DubboJobService implements DelayJobService {
 
     private final JobManager jobs;
     private final Tenants tenants;
+    private final FrontDoorRules rules;
 
-    public DubboJobService(JobManager jobs, Tenants tenants) {
+    public DubboJobService(JobManager jobs, Tenants tenants, FrontDoorRules rules) {
         this.jobs = jobs;
         this.tenants = tenants;
+        this.rules = rules;
     }
 
     @Override
@@ -157,37 +159,20 @@ public final class DubboJobService implements DelayJobService {
             return tenants.authenticateToken(
                     token, RpcContext.getServiceContext().getRemoteHost());
         } catch (RateLimitedException e) {
-            throw new HourglassException(e.code(), e.getMessage());
+            throw FrontDoorRules.toClient(e, "Dubbo authentication");
         }
     }
 
-    /** The app a call acts on; mirrors the HTTP API's {@code ?app=} rule. */
+    /** The app a call acts on: the attachment {@value #APP_ATTACHMENT}, by the rules HTTP applies too. */
     private String actingApp(Caller caller) {
-        String named = RpcContext.getServerAttachment().getAttachment(APP_ATTACHMENT);
-        if (!caller.isAdmin()) {
-            if (named != null && !named.equals(caller.app())) {
-                throw new HourglassException(ErrorCode.PERMISSION_DENIED, "an app token acts on its own app only");
-            }
-            return caller.app();
-        }
-        if (named == null || named.isBlank()) {
-            throw HourglassException.invalid("app", "the admin names the app: attachment " + APP_ATTACHMENT);
-        }
-        if (!tenants.exists(named)) {
-            throw HourglassException.notFound("app " + named + " not found");
-        }
-        return named;
+        return rules.actingApp(
+                caller, RpcContext.getServerAttachment().getAttachment(APP_ATTACHMENT), "attachment " + APP_ATTACHMENT);
     }
 
     // ---- input ---------------------------------------------------------------------------------
 
-    /** An id that is not a number names no job: NOT_FOUND, as over HTTP. */
     private static long id(String jobId) {
-        try {
-            return Long.parseLong(jobId);
-        } catch (NumberFormatException e) {
-            throw HourglassException.notFound("job " + jobId + " not found");
-        }
+        return FrontDoorRules.jobId(jobId);
     }
 
     /** Over HTTP the payload is JSON by construction; over Dubbo it is text that must be JSON. */
@@ -223,18 +208,12 @@ public final class DubboJobService implements DelayJobService {
 
     // ---- errors --------------------------------------------------------------------------------
 
-    /** Runs one call; anything but a HourglassException becomes one, as the HTTP API maps it. */
+    /** Runs one call; a failure leaves as the client's HourglassException, as HTTP maps it. */
     private static <T> T call(String method, Supplier<T> body) {
         try {
             return body.get();
-        } catch (HourglassException e) {
-            throw e;
-        } catch (StoreUnavailableException e) {
-            LOG.warn("database unavailable on Dubbo {}: {}", method, e.getMessage());
-            throw new HourglassException(ErrorCode.UNAVAILABLE, "the database is not available");
         } catch (RuntimeException e) {
-            LOG.error("unexpected error on Dubbo {}", method, e);
-            throw new HourglassException(ErrorCode.INTERNAL, "internal error");
+            throw FrontDoorRules.toClient(e, "Dubbo " + method);
         }
     }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hourglass.api.HourglassException;
 import dev.hourglass.node.alert.Alert;
 import dev.hourglass.node.alert.AlertStore;
+import dev.hourglass.node.api.FrontDoorRules;
 import dev.hourglass.node.tenant.Caller;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
@@ -17,18 +18,19 @@ import java.util.Locale;
  * {@code /api/v1/alerts} (docs/alerts.md): the alert history, newest first in cursor pages, and the
  * acknowledge action. An app token sees and acknowledges its own app's alerts only.
  */
-final class AlertRoutes {
+public final class AlertRoutes implements RouteGroup {
     private final AlertStore alerts;
     private final Callers callers;
     private final Clock clock;
 
-    AlertRoutes(AlertStore alerts, Callers callers, Clock clock) {
+    public AlertRoutes(AlertStore alerts, Callers callers, Clock clock) {
         this.alerts = alerts;
         this.callers = callers;
         this.clock = clock;
     }
 
-    void register(RoutesConfig r) {
+    @Override
+    public void register(RoutesConfig r) {
         r.get("/api/v1/alerts", this::search);
         r.post("/api/v1/alerts/{id}/ack", this::acknowledge);
     }
@@ -36,10 +38,7 @@ final class AlertRoutes {
     private void search(Context ctx) {
         Caller caller = callers.of(ctx);
         String app = callers.scope(ctx, caller);
-        int limit = QueryParams.integer(ctx, "limit", 50);
-        if (limit < 1 || limit > 500) {
-            throw HourglassException.invalid("limit", "limit must be in 1..500");
-        }
+        int limit = FrontDoorRules.pageLimit(QueryParams.integer(ctx, "limit"));
         Alert.State state = null;
         if (ctx.queryParam("state") != null) {
             try {

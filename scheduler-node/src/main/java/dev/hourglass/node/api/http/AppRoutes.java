@@ -18,7 +18,7 @@ import java.util.Set;
  * {@code /api/v1/apps}: SPEC §3 "Apps" (admin token), and each app's delivery target grants
  * ({@code /api/v1/apps/{name}/targets}, docs/security.md).
  */
-final class AppRoutes {
+public final class AppRoutes implements RouteGroup {
     private static final Set<String> TARGET_FIELDS = Set.of("app", "kafkaTopics", "dubboGroups", "dubboDefaultGroup");
 
     private final Tenants tenants;
@@ -27,7 +27,7 @@ final class AppRoutes {
     private final AppRepository apps;
     private final CallbackAllowList allowList;
 
-    AppRoutes(
+    public AppRoutes(
             Tenants tenants,
             DeliveryTargets targets,
             Callers callers,
@@ -40,7 +40,8 @@ final class AppRoutes {
         this.allowList = allowList;
     }
 
-    void register(RoutesConfig r) {
+    @Override
+    public void register(RoutesConfig r) {
         r.post("/api/v1/apps", ctx -> {
             callers.admin(ctx);
             JsonFields f = JsonFields.of(Json.parse(ctx.body()), Set.of("name"));

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hourglass.api.HourglassException;
 import dev.hourglass.api.JobState;
+import dev.hourglass.node.api.FrontDoorRules;
 import dev.hourglass.node.bulk.AuditLog;
 import dev.hourglass.node.bulk.BulkActions;
 import dev.hourglass.node.job.Names;
@@ -20,7 +21,7 @@ import java.util.Set;
  * {@code POST /api/v1/jobs/bulk} (cancel or retry every job a filter matches, bounded, audited)
  * and {@code GET /api/v1/audit} (what was done); docs/operations.md, "Bulk actions".
  */
-final class BulkRoutes {
+public final class BulkRoutes implements RouteGroup {
     private static final Set<String> FIELDS =
             Set.of("action", "app", "service", "bizKeyPrefix", "state", "fireFrom", "fireTo", "max", "dryRun");
 
@@ -28,13 +29,14 @@ final class BulkRoutes {
     private final AuditLog audit;
     private final Callers callers;
 
-    BulkRoutes(BulkActions bulk, AuditLog audit, Callers callers) {
+    public BulkRoutes(BulkActions bulk, AuditLog audit, Callers callers) {
         this.bulk = bulk;
         this.audit = audit;
         this.callers = callers;
     }
 
-    void register(RoutesConfig r) {
+    @Override
+    public void register(RoutesConfig r) {
         r.post("/api/v1/jobs/bulk", this::run);
         r.get("/api/v1/audit", this::list);
     }
@@ -96,10 +98,7 @@ final class BulkRoutes {
     private void list(Context ctx) {
         Caller caller = callers.of(ctx);
         String app = callers.scope(ctx, caller);
-        int limit = QueryParams.integer(ctx, "limit", 50);
-        if (limit < 1 || limit > 500) {
-            throw HourglassException.invalid("limit", "limit must be in 1..500");
-        }
+        int limit = FrontDoorRules.pageLimit(QueryParams.integer(ctx, "limit"));
         String cursor = QueryParams.cursor(ctx, "");
         List<AuditLog.Entry> rows = audit.list(app, limit + 1, cursor == null ? null : Long.parseLong(cursor));
         List<JsonNode> items = new ArrayList<>();

@@ -9,6 +9,7 @@ import dev.hourglass.api.JobChange;
 import dev.hourglass.api.JobState;
 import dev.hourglass.api.JobSubmission;
 import dev.hourglass.api.ResultReport;
+import dev.hourglass.node.api.FrontDoorRules;
 import dev.hourglass.node.job.Job;
 import dev.hourglass.node.job.JobPage;
 import dev.hourglass.node.job.JobQuery;
@@ -25,7 +26,7 @@ import java.util.Locale;
 import java.util.Set;
 
 /** {@code /api/v1/jobs}: SPEC §3 "Jobs". */
-final class JobRoutes {
+public final class JobRoutes implements RouteGroup {
     private static final Set<String> SUBMIT_FIELDS = Set.of(
             "service",
             "fireAt",
@@ -44,12 +45,13 @@ final class JobRoutes {
     private final JobManager jobs;
     private final Callers callers;
 
-    JobRoutes(JobManager jobs, Callers callers) {
+    public JobRoutes(JobManager jobs, Callers callers) {
         this.jobs = jobs;
         this.callers = callers;
     }
 
-    void register(RoutesConfig r) {
+    @Override
+    public void register(RoutesConfig r) {
         r.post("/api/v1/jobs", this::submit);
         r.post("/api/v1/jobs/batch", this::submitBatch);
         r.get("/api/v1/jobs", this::search);
@@ -66,14 +68,8 @@ final class JobRoutes {
         });
     }
 
-    /** An id that is not a number names no job: 404, like any unknown id. */
     private static long id(Context ctx) {
-        String raw = ctx.pathParam("id");
-        try {
-            return Long.parseLong(raw);
-        } catch (NumberFormatException e) {
-            throw HourglassException.notFound("job " + raw + " not found");
-        }
+        return FrontDoorRules.jobId(ctx.pathParam("id"));
     }
 
     private void submit(Context ctx) {
@@ -135,10 +131,7 @@ final class JobRoutes {
     private void search(Context ctx) {
         Caller caller = callers.of(ctx);
         String app = callers.scope(ctx, caller);
-        int limit = QueryParams.integer(ctx, "limit", 50);
-        if (limit < 1 || limit > 500) {
-            throw HourglassException.invalid("limit", "limit must be in 1..500");
-        }
+        int limit = FrontDoorRules.pageLimit(QueryParams.integer(ctx, "limit"));
         String bizKey = Names.requireBizKey(ctx.queryParam("bizKey"));
         JobState state = null;
         if (ctx.queryParam("state") != null) {

@@ -6,6 +6,7 @@ import dev.hourglass.api.HourglassException;
 import dev.hourglass.node.cluster.Assignment;
 import dev.hourglass.node.cluster.ClusterView;
 import dev.hourglass.node.cluster.Member;
+import dev.hourglass.node.job.Job;
 import dev.hourglass.node.job.JobRepository;
 import dev.hourglass.node.metrics.FiringHistory;
 import dev.hourglass.node.metrics.FiringMetrics;
@@ -21,7 +22,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /** Health, metrics, cluster, stats, the OpenAPI document and the dashboard (SPEC §3 "Operations"). */
-final class OpsRoutes {
+public final class OpsRoutes implements RouteGroup {
     private final NodeStatus node;
     private final JobRepository jobs;
     private final FiringMetrics metrics;
@@ -29,7 +30,7 @@ final class OpsRoutes {
     private final PrometheusMeterRegistry prometheus;
     private final Callers callers;
 
-    OpsRoutes(
+    public OpsRoutes(
             NodeStatus node,
             JobRepository jobs,
             FiringMetrics metrics,
@@ -44,7 +45,8 @@ final class OpsRoutes {
         this.callers = callers;
     }
 
-    void register(RoutesConfig r) {
+    @Override
+    public void register(RoutesConfig r) {
         r.get("/health/live", ctx -> Respond.ok(ctx, Json.object().put("status", "UP")));
         r.get("/health/ready", ctx -> {
             boolean ready = node.isReady();
@@ -98,7 +100,7 @@ final class OpsRoutes {
         for (JobRepository.LiveCount c : jobs.countLive(app)) {
             byState.merge(c.state(), c.count(), Long::sum);
             byService
-                    .computeIfAbsent(c.app() + "/" + c.service(), k -> new TreeMap<>())
+                    .computeIfAbsent(Job.serviceKey(c.app(), c.service()), k -> new TreeMap<>())
                     .put(c.state(), c.count());
         }
         ObjectNode out = Json.object();

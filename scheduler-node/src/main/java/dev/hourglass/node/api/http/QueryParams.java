@@ -12,10 +12,11 @@ import java.util.Set;
 final class QueryParams {
     private QueryParams() {}
 
-    static int integer(Context ctx, String name, int dflt) {
+    /** A whole number, or null when the parameter is absent. */
+    static Integer integer(Context ctx, String name) {
         String v = ctx.queryParam(name);
         if (v == null) {
-            return dflt;
+            return null;
         }
         try {
             return Integer.parseInt(v);

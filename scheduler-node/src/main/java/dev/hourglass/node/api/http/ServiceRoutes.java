@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Set;
 
 /** {@code /api/v1/services}: SPEC §3 "Services". */
-final class ServiceRoutes {
+public final class ServiceRoutes implements RouteGroup {
     private static final Set<String> FIELDS = Set.of(
             "name",
             "app",
@@ -36,13 +36,14 @@ final class ServiceRoutes {
     private final ServiceRepository repository;
     private final Callers callers;
 
-    ServiceRoutes(ServiceCommands commands, ServiceRepository repository, Callers callers) {
+    public ServiceRoutes(ServiceCommands commands, ServiceRepository repository, Callers callers) {
         this.commands = commands;
         this.repository = repository;
         this.callers = callers;
     }
 
-    void register(RoutesConfig r) {
+    @Override
+    public void register(RoutesConfig r) {
         r.put("/api/v1/services/{name}", this::put);
         r.get("/api/v1/services", this::list);
         r.get("/api/v1/services/{name}", ctx -> {

@@ -3,6 +3,7 @@ package dev.hourglass.node.store.mybatis;
 import dev.hourglass.node.alert.Alert;
 import dev.hourglass.node.alert.AlertKind;
 import dev.hourglass.node.alert.AlertStore;
+import dev.hourglass.node.job.Job;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +48,7 @@ public final class MyBatisAlertStore implements AlertStore {
             Map<Integer, Integer> perShardRead = new HashMap<>();
             for (OverdueRow r : s.getMapper(AlertMapper.class)
                     .oldestOverdue(IntStream.range(0, shards).boxed().toList(), dueBefore, perShard)) {
-                oldest.merge(r.app + "/" + r.service, r.dueAt, Math::min);
+                oldest.merge(Job.serviceKey(r.app, r.service), r.dueAt, Math::min);
                 perShardRead.merge(r.shard, 1, Integer::sum);
             }
             boolean complete = perShardRead.values().stream().allMatch(n -> n < perShard);

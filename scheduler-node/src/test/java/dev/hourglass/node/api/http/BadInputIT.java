@@ -348,6 +348,21 @@ class BadInputIT {
     }
 
     @Test
+    void theAdminNamingABlankAppIsABadArgumentAsOverDubbo() {
+        for (ApiClient.Answer blank : List.of(
+                f.admin.get("/api/v1/jobs?app="),
+                f.admin.get("/api/v1/jobs?app=%20%20"),
+                f.admin.post("/api/v1/jobs", "{\"app\":\"\",\"service\":\"" + service + "\",\"delayMs\":5}"),
+                f.admin.post("/api/v1/jobs?app=%20", "{\"service\":\"" + service + "\",\"delayMs\":5}"))) {
+            assertThat(blank.status()).as(blank.text()).isEqualTo(400);
+            assertThat(blank.errorCode()).isEqualTo("INVALID_ARGUMENT");
+            assertThat(blank.errorField()).isEqualTo("app");
+        }
+        // not a blank: an app that does not exist
+        assertThat(f.admin.get("/api/v1/jobs?app=nobody").status()).isEqualTo(404);
+    }
+
+    @Test
     void unknownJobsAreNotFoundAndFinalJobsConflict() {
         assertThat(f.app.get("/api/v1/jobs/123").status()).isEqualTo(404);
         assertThat(f.app.get("/api/v1/jobs/not-a-number").status()).isEqualTo(404);
