@@ -481,7 +481,7 @@ public final class FiringEngine {
                     .orElse(ServiceDefinition.DEFAULT_MAX_IN_FLIGHT);
         } catch (RuntimeException e) {
             LOG.warn("service {} could not be read for its claim bound: {}", serviceKey, e.toString());
-            return 1_000;
+            return ServiceDefinition.DEFAULT_MAX_IN_FLIGHT;
         }
     }
 

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A cancel answered 200 stops the attempt, whichever node it went through: also when the owner had
- * already claimed the job ahead of its fire time (RUNNING for its last 100 ms), and when the claimed
+ * already claimed the job ahead of its fire time (with the 200 ms claim lead set here, rounds claim
+ * each job 100 to 200 ms ahead: RUNNING for at least its last 100 ms), and when the claimed
  * attempt waits at its service's gate behind a slow receiver. The owner checks, right before
  * sending, that the attempt is still its current one.
  */
@@ -36,7 +37,9 @@ class CancelFenceIT {
     @BeforeEach
     void start() throws Exception {
         receiver = new CallbackReceiver();
-        cluster = InProcessCluster.start(2, (i, c) -> {});
+        // every job claimed at least 100 ms ahead: a cancel 40 ms before the fire time always finds
+        // a claimed attempt to withhold, not a claim round still under way
+        cluster = InProcessCluster.start(2, (i, c) -> c.engine.claimLeadMs = 200);
         viaA = cluster.newApp("shop");
         viaB = new ApiClient(cluster.nodes().get(1).baseUrl(), viaA.token());
         ApiClient admin = cluster.admin();
@@ -85,7 +88,7 @@ class CancelFenceIT {
         try {
             for (int i = 0; i < ids.size(); i++) {
                 String id = ids.get(i);
-                long at = fireTimes.get(i) - 40; // inside the 100 ms claim lead: already RUNNING on A
+                long at = fireTimes.get(i) - 40; // claimed 100 ms ahead at least: already RUNNING on A
                 cancels.schedule(
                         () -> {
                             ApiClient.Answer a = viaB.delete("/api/v1/jobs/" + id);

@@ -129,8 +129,11 @@ class PartitionIT {
             if (zooKeeperLink != null) {
                 zooKeeperLink.heal();
             }
-            closeNodesTogether();
-            cluster.close();
+            try {
+                closeNodesTogether();
+            } finally {
+                cluster.close(); // ZooKeeper, and any node a failed parallel stop left
+            }
         } finally {
             receiver.close();
             if (databaseLink != null) {

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Jobs are claimed {@code claimLeadMs} before their fire time and sent at it. With a long lead the
+ * Jobs are claimed up to {@code claimLeadMs} before their fire time (a round starts when the earliest
+ * is half the lead away) and sent at it. With a long lead the
  * window is wide enough to observe: a claimed job is RUNNING before its time, is still not sent
  * early, and a cancel in that window stops it.
  */
@@ -25,7 +26,7 @@ class ClaimAheadIT {
         f = new NodeFixture();
         f.node.close();
         NodeConfig config = f.config();
-        // jobs due 4.5 s ahead are claimed at once, and the test has seconds to see them claimed
+        // jobs due 4.5 s ahead are claimed 2.5 s ahead, and the test has seconds to see them claimed
         // and not sent before their fire time, even on a machine that stalls for one
         config.engine.claimLeadMs = 5_000;
         f.startNode(config);

@@ -352,6 +352,29 @@ public abstract class StorageContract {
      * attempt may have been given back and claimed again under the same number. Its result is for
      * the claim it read, and must not end the new one.
      */
+    /**
+     * A CONSUMER-mode attempt: the node marks the real send time, and the consumer's result is
+     * written at once when it reports. A consumer faster than the result writer reports before
+     * the mark is written: the mark still sets the attempt's send time (its lateness), not the
+     * claim's planned one.
+     */
+    @Test
+    void aSendMarkWrittenAfterTheConsumersResultStillSetsTheSendTime() {
+        Job j = job(T0, null, 6);
+        jobs.insert(j);
+        attempts.claim(List.of(j.id()), "n1", T0, T0);
+        attempts.record(
+                List.of(new AttemptResult(
+                        j.id(), 1, AttemptOutcome.SUCCESS, null, null, T0 + 60, NextStep.finished(), 6, "app/svc")),
+                T0 + 60);
+        attempts.record(
+                List.of(new AttemptResult(j.id(), 1, null, null, T0 + 40L, T0 + 40, null, 6, "app/svc")), T0 + 61);
+        assertThat(jobs.executions(j.id())).singleElement().satisfies(e -> {
+            assertThat(e.outcome()).isEqualTo(AttemptOutcome.SUCCESS);
+            assertThat(e.firedAt()).as("sent 40 ms late").isEqualTo(T0 + 40);
+        });
+    }
+
     @Test
     void aSweepsResultChangesNothingOnceTheAttemptWasGivenBackAndClaimedAgain() {
         Job j = job(T0, null, 6);

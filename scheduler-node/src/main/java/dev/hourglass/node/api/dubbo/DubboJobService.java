@@ -21,8 +21,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 import org.apache.dubbo.rpc.RpcContext;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@link DelayJobService} over Dubbo (docs/api.md, "Dubbo"): the same {@link JobManager} as the HTTP API, so the
@@ -35,7 +33,6 @@ import org.slf4j.LoggerFactory;
  * message.
  */
 public final class DubboJobService implements DelayJobService {
-    private static final Logger LOG = LoggerFactory.getLogger(DubboJobService.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final JobManager jobs;
