@@ -1,7 +1,7 @@
 package dev.hourglass.bench;
 
-import dev.hourglass.node.timeindex.IndexEntry;
-import dev.hourglass.node.timeindex.SortedFireTimeIndex;
+import dev.hourglass.node.core.timeindex.IndexEntry;
+import dev.hourglass.node.core.timeindex.SortedFireTimeIndex;
 import java.util.SplittableRandom;
 import java.util.concurrent.DelayQueue;
 import java.util.concurrent.Delayed;

@@ -1,15 +1,16 @@
 package dev.hourglass.node.alert;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hourglass.node.background.Periodic;
-import dev.hourglass.node.catalog.AlertPolicy;
-import dev.hourglass.node.catalog.ServiceDefinition;
-import dev.hourglass.node.catalog.ServiceRepository;
-import dev.hourglass.node.cluster.ClusterView;
-import java.nio.charset.StandardCharsets;
+import dev.hourglass.node.core.alert.Alert;
+import dev.hourglass.node.core.alert.AlertKind;
+import dev.hourglass.node.core.alert.AlertRules;
+import dev.hourglass.node.core.port.AlertStore;
+import dev.hourglass.node.core.port.Coordination;
+import dev.hourglass.node.core.port.ServiceRepository;
+import dev.hourglass.node.core.port.WebhookSender;
+import dev.hourglass.node.core.service.AlertPolicy;
+import dev.hourglass.node.core.service.ServiceDefinition;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +33,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class AlertMonitor implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AlertMonitor.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
     /**
      * Waiting jobs read per shard to find overdue services: bounded, so a huge backlog costs one
      * page. A service whose overdue jobs are all younger than this many older ones of other
@@ -44,8 +44,7 @@ public final class AlertMonitor implements AutoCloseable {
 
     private final AlertStore store;
     private final ServiceRepository services;
-    private final ClusterView cluster;
-    private final String nodeId;
+    private final Coordination cluster;
     private final Clock clock;
     private final WebhookSender sender;
     private final Consumer<List<Alert>> firingListener;
@@ -63,8 +62,7 @@ public final class AlertMonitor implements AutoCloseable {
     public AlertMonitor(
             AlertStore store,
             ServiceRepository services,
-            ClusterView cluster,
-            String nodeId,
+            Coordination cluster,
             Clock clock,
             WebhookSender sender,
             Consumer<List<Alert>> firingListener,
@@ -75,7 +73,6 @@ public final class AlertMonitor implements AutoCloseable {
         this.store = store;
         this.services = services;
         this.cluster = cluster;
-        this.nodeId = nodeId;
         this.clock = clock;
         this.sender = sender;
         this.firingListener = firingListener;
@@ -89,13 +86,9 @@ public final class AlertMonitor implements AutoCloseable {
         thread = Periodic.every("hourglass-alerts", everyMs, this::runOnce);
     }
 
-    private boolean isMaster() {
-        return cluster.isConnected() && nodeId.equals(cluster.master());
-    }
-
     /** One run: judge and notify (the master), then tell the listener what is firing (every node). */
     public void runOnce() {
-        if (isMaster()) {
+        if (cluster.isMaster()) {
             evaluate();
             notifyOwed();
         }
@@ -183,7 +176,7 @@ public final class AlertMonitor implements AutoCloseable {
         long started = clock.millis();
         for (Alert a : store.owedNotifications(started, 100)) {
             long now = clock.millis();
-            if (!isMaster() || now - started > SENDING_PER_RUN_MS) {
+            if (!cluster.isMaster() || now - started > SENDING_PER_RUN_MS) {
                 return;
             }
             // the lease covers this one send, from when it is taken
@@ -195,7 +188,7 @@ public final class AlertMonitor implements AutoCloseable {
                     .orElse(null);
             String failure = secret == null
                     ? "the service is gone: nothing to sign the notification with"
-                    : sender.send(a.webhook(), secret, a.id(), body(a));
+                    : sender.send(a.webhook(), secret, a);
             long after = clock.millis();
             if (failure == null) {
                 store.notified(a.id(), a.state(), after);
@@ -211,30 +204,6 @@ public final class AlertMonitor implements AutoCloseable {
                         attempts,
                         failure);
             }
-        }
-    }
-
-    /** The webhook's JSON body (docs/alerts.md). */
-    static byte[] body(Alert a) {
-        ObjectNode n = JSON.createObjectNode();
-        n.put("id", Long.toString(a.id()));
-        n.put("app", a.app());
-        n.put("service", a.service());
-        n.put("kind", a.kind().name());
-        n.put("state", a.state().name());
-        n.put("observed", a.observed());
-        n.put("threshold", a.threshold());
-        n.put("message", a.message());
-        n.put("firedAt", Instant.ofEpochMilli(a.firedAt()).toString());
-        n.put(
-                "resolvedAt",
-                a.resolvedAt() == null
-                        ? null
-                        : Instant.ofEpochMilli(a.resolvedAt()).toString());
-        try {
-            return JSON.writeValueAsString(n).getBytes(StandardCharsets.UTF_8);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException(e);
         }
     }
 

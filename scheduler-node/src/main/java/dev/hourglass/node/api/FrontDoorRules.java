@@ -2,7 +2,7 @@ package dev.hourglass.node.api;
 
 import dev.hourglass.api.ErrorCode;
 import dev.hourglass.api.HourglassException;
-import dev.hourglass.node.job.StoreUnavailableException;
+import dev.hourglass.node.core.port.StoreUnavailableException;
 import dev.hourglass.node.tenant.Caller;
 import java.util.function.Predicate;
 import org.slf4j.Logger;

@@ -1,9 +1,9 @@
 package dev.hourglass.node.boot;
 
 import dev.hourglass.node.cluster.CuratorCoordinator;
+import dev.hourglass.node.core.job.AttemptHolderUnreachableException;
+import dev.hourglass.node.core.port.AttemptHolders;
 import dev.hourglass.node.firing.FiringEngine;
-import dev.hourglass.node.job.AttemptHolderUnreachableException;
-import dev.hourglass.node.job.AttemptHolders;
 import java.util.Optional;
 
 /**

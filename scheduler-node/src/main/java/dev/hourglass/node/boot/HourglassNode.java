@@ -1,9 +1,7 @@
 package dev.hourglass.node.boot;
 
 import dev.hourglass.api.DelayJobService;
-import dev.hourglass.node.alert.AlertMetrics;
 import dev.hourglass.node.alert.AlertMonitor;
-import dev.hourglass.node.alert.HttpWebhookSender;
 import dev.hourglass.node.api.FrontDoorRules;
 import dev.hourglass.node.api.dubbo.DubboJobService;
 import dev.hourglass.node.api.http.AlertRoutes;
@@ -18,39 +16,41 @@ import dev.hourglass.node.api.http.ServiceRoutes;
 import dev.hourglass.node.background.Periodic;
 import dev.hourglass.node.bulk.BulkActions;
 import dev.hourglass.node.catalog.CallbackAllowList;
-import dev.hourglass.node.catalog.Protocol;
 import dev.hourglass.node.catalog.ServiceCatalog;
 import dev.hourglass.node.catalog.ServiceCommands;
-import dev.hourglass.node.cluster.Assignment;
-import dev.hourglass.node.cluster.ClusterView;
 import dev.hourglass.node.cluster.CuratorCoordinator;
 import dev.hourglass.node.cluster.DatabaseLossWatch;
 import dev.hourglass.node.cluster.EmbeddedZooKeeper;
-import dev.hourglass.node.cluster.Member;
 import dev.hourglass.node.cluster.ZooKeeperAuth;
 import dev.hourglass.node.config.ConfigException;
 import dev.hourglass.node.config.NodeConfig;
+import dev.hourglass.node.core.cluster.Assignment;
+import dev.hourglass.node.core.cluster.Member;
+import dev.hourglass.node.core.job.JobIdGenerator;
+import dev.hourglass.node.core.port.Coordination;
+import dev.hourglass.node.core.port.FiringListener;
+import dev.hourglass.node.core.service.Protocol;
+import dev.hourglass.node.core.shard.LimitShares;
+import dev.hourglass.node.core.shard.ShardOwnership;
+import dev.hourglass.node.core.shard.ShardPlacement;
 import dev.hourglass.node.dispatch.DispatchRouter;
 import dev.hourglass.node.dispatch.dubbo.DubboCallbackDispatcher;
 import dev.hourglass.node.dispatch.http.HttpCallbackDispatcher;
+import dev.hourglass.node.dispatch.http.HttpWebhookSender;
 import dev.hourglass.node.dispatch.kafka.KafkaDispatcher;
 import dev.hourglass.node.dubbo.DubboRuntime;
 import dev.hourglass.node.firing.ClusterContext;
 import dev.hourglass.node.firing.EngineSettings;
 import dev.hourglass.node.firing.FiringEngine;
-import dev.hourglass.node.firing.FiringListener;
-import dev.hourglass.node.job.JobIdGenerator;
 import dev.hourglass.node.manage.GroupCommit;
 import dev.hourglass.node.manage.JobManager;
 import dev.hourglass.node.manage.Limits;
+import dev.hourglass.node.metrics.AlertMetrics;
 import dev.hourglass.node.metrics.FiringHistory;
 import dev.hourglass.node.metrics.FiringMetrics;
 import dev.hourglass.node.metrics.RetentionMetrics;
 import dev.hourglass.node.retention.RetentionSettings;
 import dev.hourglass.node.retention.RetentionSweep;
-import dev.hourglass.node.shard.LimitShares;
-import dev.hourglass.node.shard.ShardOwnership;
-import dev.hourglass.node.shard.ShardPlacement;
 import dev.hourglass.node.store.h2.StandaloneH2;
 import dev.hourglass.node.store.mybatis.ConnectionAdvice;
 import dev.hourglass.node.store.mybatis.Database;
@@ -157,7 +157,7 @@ public final class HourglassNode implements AutoCloseable {
                     : null;
             String zk = embeddedZooKeeper != null ? embeddedZooKeeper.connectString() : config.cluster.zkConnect;
             this.dispatch = new DispatchRouter()
-                    .checkTargets(targets)
+                    .checkTargets(targets::refusal)
                     .register(Protocol.HTTP, new HttpCallbackDispatcher(allowList, clock));
             Set<Protocol> protocols = EnumSet.of(Protocol.HTTP);
             KafkaDispatcher kafka = null;
@@ -232,6 +232,7 @@ public final class HourglassNode implements AutoCloseable {
             var jobIds = new JobIdGenerator(clock, Math.floorMod(nodeId.hashCode(), 1024)); // until leased
             var holders = new ClusterAttemptHolders(nodeId, engine);
             var jobs = new JobManager(
+                    jobRepository,
                     jobRepository,
                     new MyBatisJobMutations(sessions, nodeId),
                     catalog,
@@ -311,7 +312,6 @@ public final class HourglassNode implements AutoCloseable {
                             r.batchPauseMs,
                             r.maxBatchesPerRun),
                     coordinator,
-                    nodeId,
                     new RetentionMetrics(registry));
             retention.start();
             this.liveCounts = new LiveCountFolder(sessions, LIVE_COUNT_FOLD_MS);
@@ -320,7 +320,6 @@ public final class HourglassNode implements AutoCloseable {
                     alertStore,
                     serviceRepository,
                     coordinator,
-                    nodeId,
                     clock,
                     new HttpWebhookSender(
                             allowList, clock, java.time.Duration.ofMillis(config.alerts.webhookTimeoutMs)),
@@ -647,7 +646,7 @@ public final class HourglassNode implements AutoCloseable {
         }
 
         @Override
-        public ClusterView cluster() {
+        public Coordination cluster() {
             return coordinator;
         }
     }

@@ -1,6 +1,9 @@
 package dev.hourglass.node.catalog;
 
-import dev.hourglass.node.job.Job;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.port.ServiceLookup;
+import dev.hourglass.node.core.port.ServiceRepository;
+import dev.hourglass.node.core.service.ServiceDefinition;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -15,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * database. Changes made through this node apply at once; changes made through other nodes arrive
  * with the next {@link #refresh()} (the engine calls it every few seconds). Thread-safe.
  */
-public final class ServiceCatalog {
+public final class ServiceCatalog implements ServiceLookup {
     private static final Logger LOG = LoggerFactory.getLogger(ServiceCatalog.class);
 
     private final ServiceRepository repository;
@@ -56,6 +59,7 @@ public final class ServiceCatalog {
         }
     }
 
+    @Override
     public Optional<ServiceDefinition> find(String app, String name) {
         ServiceDefinition cached = byKey.get(Job.serviceKey(app, name));
         if (cached != null) {
@@ -64,11 +68,6 @@ public final class ServiceCatalog {
         Optional<ServiceDefinition> stored = repository.find(app, name);
         stored.ifPresent(this::remember);
         return stored;
-    }
-
-    public Optional<ServiceDefinition> findByKey(String serviceKey) {
-        int slash = serviceKey.indexOf('/');
-        return find(serviceKey.substring(0, slash), serviceKey.substring(slash + 1));
     }
 
     public ServiceDefinition put(ServiceDefinition service) {
@@ -95,6 +94,7 @@ public final class ServiceCatalog {
     }
 
     /** Reloads every service; on a database error keeps the last known set. */
+    @Override
     public void refresh() {
         try {
             Map<String, ServiceDefinition> fresh = new ConcurrentHashMap<>();

@@ -1,9 +1,14 @@
 package dev.hourglass.node.catalog;
 
 import dev.hourglass.api.HourglassException;
-import dev.hourglass.node.job.Backoff;
-import dev.hourglass.node.job.JobBounds;
-import dev.hourglass.node.job.Names;
+import dev.hourglass.node.core.job.Backoff;
+import dev.hourglass.node.core.job.JobBounds;
+import dev.hourglass.node.core.job.Names;
+import dev.hourglass.node.core.service.AckMode;
+import dev.hourglass.node.core.service.AlertPolicy;
+import dev.hourglass.node.core.service.Protocol;
+import dev.hourglass.node.core.service.ServiceDefinition;
+import dev.hourglass.node.core.service.ServiceSpec;
 import dev.hourglass.node.tenant.DeliveryTargets;
 import java.net.URI;
 import java.security.SecureRandom;

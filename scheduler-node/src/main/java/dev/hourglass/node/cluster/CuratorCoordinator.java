@@ -3,9 +3,12 @@ package dev.hourglass.node.cluster;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.hourglass.node.job.AttemptHolders;
-import dev.hourglass.node.shard.ShardAssigner;
-import dev.hourglass.node.shard.ShardOwnership;
+import dev.hourglass.node.core.cluster.Assignment;
+import dev.hourglass.node.core.cluster.Member;
+import dev.hourglass.node.core.port.AttemptHolders;
+import dev.hourglass.node.core.port.Coordination;
+import dev.hourglass.node.core.shard.ShardAssigner;
+import dev.hourglass.node.core.shard.ShardOwnership;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,7 +69,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safety: Curator callbacks and master work run on one single-threaded executor.
  */
-public final class CuratorCoordinator implements ClusterView, AutoCloseable {
+public final class CuratorCoordinator implements Coordination, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CuratorCoordinator.class);
     /**
      * Members and assignments are read by nodes of other versions during a rolling upgrade: a
@@ -642,6 +645,12 @@ public final class CuratorCoordinator implements ClusterView, AutoCloseable {
     @Override
     public boolean isConnected() {
         return connected;
+    }
+
+    /** From memory: the latch's own view, no ZooKeeper read (unlike {@link #master()}). */
+    @Override
+    public boolean isMaster() {
+        return connected && latch.hasLeadership();
     }
 
     /** Leaves the cluster: the ephemeral node goes at once, so the master re-assigns at once. */

@@ -1,6 +1,6 @@
 package dev.hourglass.node.cluster;
 
-import dev.hourglass.node.job.AttemptHolders;
+import dev.hourglass.node.core.port.AttemptHolders;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

@@ -1,12 +1,15 @@
 package dev.hourglass.node.dispatch;
 
-import dev.hourglass.node.catalog.Protocol;
-import dev.hourglass.node.catalog.ServiceDefinition;
-import dev.hourglass.node.tenant.DeliveryTargets;
+import dev.hourglass.node.core.port.Delivery;
+import dev.hourglass.node.core.port.DeliveryResult;
+import dev.hourglass.node.core.port.Dispatcher;
+import dev.hourglass.node.core.service.Protocol;
+import dev.hourglass.node.core.service.ServiceDefinition;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 
 /**
  * Picks the dispatcher of a service's protocol; a protocol with none configured is an ERROR
@@ -16,16 +19,19 @@ import java.util.concurrent.CompletionStage;
  */
 public final class DispatchRouter implements Dispatcher {
     private final Map<Protocol, Dispatcher> byProtocol = new EnumMap<>(Protocol.class);
-    private volatile DeliveryTargets targets;
+    private volatile Function<ServiceDefinition, String> refusals = service -> null;
 
     public DispatchRouter register(Protocol protocol, Dispatcher dispatcher) {
         byProtocol.put(protocol, dispatcher);
         return this;
     }
 
-    /** Checks each delivery's topic or group against the apps' delivery targets. */
-    public DispatchRouter checkTargets(DeliveryTargets targets) {
-        this.targets = targets;
+    /**
+     * Checks each delivery first: {@code refusals} says why the service may not send where it
+     * says (the apps' delivery targets), or null when it may.
+     */
+    public DispatchRouter checkTargets(Function<ServiceDefinition, String> refusals) {
+        this.refusals = refusals;
         return this;
     }
 
@@ -40,7 +46,7 @@ public final class DispatchRouter implements Dispatcher {
             return CompletableFuture.completedFuture(DeliveryResult.error(
                     "no dispatcher for protocol " + delivery.service().protocol()));
         }
-        String refused = refusal(delivery.service());
+        String refused = refusals.apply(delivery.service());
         if (refused != null) {
             // counted against maxAttempts, unlike notDelivered: the refusal lasts until the admin
             // grants the target again, so the job should end FAILED (and be retried by hand then)
@@ -52,18 +58,6 @@ public final class DispatchRouter implements Dispatcher {
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(DeliveryResult.error(e.toString()));
         }
-    }
-
-    private String refusal(ServiceDefinition service) {
-        DeliveryTargets t = targets;
-        if (t == null) {
-            return null;
-        }
-        return switch (service.protocol()) {
-            case KAFKA -> t.topicRefusal(service.app(), service.topic());
-            case DUBBO -> t.dubboGroupRefusal(service.app(), service.dubboGroup(), service.url() != null);
-            case HTTP -> null; // the HTTP dispatcher checks its URL against the callback allow-list
-        };
     }
 
     @Override

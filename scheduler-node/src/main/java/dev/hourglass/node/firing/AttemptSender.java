@@ -1,15 +1,19 @@
 package dev.hourglass.node.firing;
 
-import dev.hourglass.node.catalog.AckMode;
-import dev.hourglass.node.catalog.ServiceCatalog;
-import dev.hourglass.node.catalog.ServiceDefinition;
-import dev.hourglass.node.dispatch.Delivery;
-import dev.hourglass.node.dispatch.DeliveryResult;
-import dev.hourglass.node.dispatch.Dispatcher;
-import dev.hourglass.node.job.AttemptHolders;
-import dev.hourglass.node.job.AttemptOutcome;
-import dev.hourglass.node.job.Job;
-import dev.hourglass.node.shard.ShardOwnership;
+import dev.hourglass.node.core.job.AttemptEndings;
+import dev.hourglass.node.core.job.AttemptOutcome;
+import dev.hourglass.node.core.job.AttemptResult;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.port.AttemptHolders;
+import dev.hourglass.node.core.port.AttemptStore;
+import dev.hourglass.node.core.port.Delivery;
+import dev.hourglass.node.core.port.DeliveryResult;
+import dev.hourglass.node.core.port.Dispatcher;
+import dev.hourglass.node.core.port.FiringListener;
+import dev.hourglass.node.core.port.ServiceLookup;
+import dev.hourglass.node.core.service.AckMode;
+import dev.hourglass.node.core.service.ServiceDefinition;
+import dev.hourglass.node.core.shard.ShardOwnership;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
@@ -65,7 +69,7 @@ final class AttemptSender {
     /** How long past its deadline an attempt not yet sent is warned about (once). */
     static final long STUCK_WARNING_MS = 60_000;
 
-    private final ServiceCatalog catalog;
+    private final ServiceLookup catalog;
     private final Dispatcher dispatcher;
     private final ShardOwnership shards;
     private final Clock clock;
@@ -106,7 +110,7 @@ final class AttemptSender {
     AttemptSender(
             AttemptStore store,
             String nodeId,
-            ServiceCatalog catalog,
+            ServiceLookup catalog,
             Dispatcher dispatcher,
             ShardOwnership shards,
             Clock clock,

@@ -1,17 +1,22 @@
 package dev.hourglass.node.firing;
 
 import dev.hourglass.api.JobState;
-import dev.hourglass.node.catalog.ServiceCatalog;
-import dev.hourglass.node.catalog.ServiceDefinition;
-import dev.hourglass.node.dispatch.Dispatcher;
-import dev.hourglass.node.job.AttemptHolders;
-import dev.hourglass.node.job.AttemptOutcome;
-import dev.hourglass.node.job.Backoff;
-import dev.hourglass.node.job.Job;
-import dev.hourglass.node.shard.ShardOwnership;
-import dev.hourglass.node.timeindex.FireTimeIndex;
-import dev.hourglass.node.timeindex.IndexEntry;
-import dev.hourglass.node.timeindex.SortedFireTimeIndex;
+import dev.hourglass.node.core.job.AttemptEndings;
+import dev.hourglass.node.core.job.AttemptOutcome;
+import dev.hourglass.node.core.job.AttemptResult;
+import dev.hourglass.node.core.job.Backoff;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.port.AttemptHolders;
+import dev.hourglass.node.core.port.AttemptStore;
+import dev.hourglass.node.core.port.Dispatcher;
+import dev.hourglass.node.core.port.FiringControl;
+import dev.hourglass.node.core.port.FiringListener;
+import dev.hourglass.node.core.port.ServiceLookup;
+import dev.hourglass.node.core.service.ServiceDefinition;
+import dev.hourglass.node.core.shard.ShardOwnership;
+import dev.hourglass.node.core.timeindex.FireTimeIndex;
+import dev.hourglass.node.core.timeindex.IndexEntry;
+import dev.hourglass.node.core.timeindex.SortedFireTimeIndex;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -46,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * attempt until its fire time. At most once per attempt: the claim is a conditional update and
  * opens the attempt's execution-log row under its primary key.
  */
-public final class FiringEngine {
+public final class FiringEngine implements FiringControl {
     private static final Logger LOG = LoggerFactory.getLogger(FiringEngine.class);
     private static final long MAX_WAIT_MS = 250;
     /** How often the firing loop looks again for the shard lease while it is not held. */
@@ -64,11 +69,11 @@ public final class FiringEngine {
     static final long[] HANDOFF_REREAD_MS = {300, 1_000};
 
     /** The engine's ports: storage, the service catalog, delivery and what it reports. */
-    public record Ports(AttemptStore store, ServiceCatalog catalog, Dispatcher dispatcher, FiringListener listener) {}
+    public record Ports(AttemptStore store, ServiceLookup catalog, Dispatcher dispatcher, FiringListener listener) {}
 
     private final AttemptStore store;
     private volatile AttemptStore reportedResults;
-    private final ServiceCatalog catalog;
+    private final ServiceLookup catalog;
     private final ShardOwnership shards;
     private final Clock clock;
     private final EngineSettings settings;
@@ -258,6 +263,7 @@ public final class FiringEngine {
     }
 
     /** A job this node made due (submit, reschedule, retry, fire now): into memory if it is near. */
+    @Override
     public void admit(Job job) {
         if (job.state() == JobState.DELAYED) {
             loader.admit(new IndexEntry(job.id(), job.dueAt(), job.serviceKey(), job.shard()));
@@ -268,6 +274,7 @@ public final class FiringEngine {
      * A job canceled or moved away through this node: out of memory (claiming it would fail anyway;
      * this frees room). A claimed attempt of it was withheld by the change itself ({@link #withhold}).
      */
+    @Override
     public void forget(long jobId) {
         index.remove(jobId);
     }
@@ -282,6 +289,7 @@ public final class FiringEngine {
     }
 
     /** Whether a job due then would be in this node's memory: the placement rule's question. */
+    @Override
     public boolean isWithinLoadedWindow(long dueAt) {
         return loader.isWithinWindow(dueAt);
     }
@@ -300,6 +308,7 @@ public final class FiringEngine {
      * now; a retry goes back into memory. The write is conditional on the attempt: a result for an
      * attempt that is no longer current changes nothing.
      */
+    @Override
     public void report(Job job, AttemptOutcome outcome, Long retryAfterMs, String message) {
         Backoff backoff = catalog.find(job.app(), job.service())
                 .map(ServiceDefinition::backoff)

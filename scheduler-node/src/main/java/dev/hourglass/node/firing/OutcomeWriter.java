@@ -1,6 +1,10 @@
 package dev.hourglass.node.firing;
 
-import dev.hourglass.node.job.StoreUnavailableException;
+import dev.hourglass.node.core.job.AttemptResult;
+import dev.hourglass.node.core.port.AttemptStore;
+import dev.hourglass.node.core.port.FiringListener;
+import dev.hourglass.node.core.port.PoisonResultException;
+import dev.hourglass.node.core.port.StoreUnavailableException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;

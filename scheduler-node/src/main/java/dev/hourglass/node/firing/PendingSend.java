@@ -1,8 +1,9 @@
 package dev.hourglass.node.firing;
 
-import dev.hourglass.node.catalog.ServiceDefinition;
-import dev.hourglass.node.dispatch.DeliveryResult;
-import dev.hourglass.node.job.Job;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.port.AttemptStore;
+import dev.hourglass.node.core.port.DeliveryResult;
+import dev.hourglass.node.core.service.ServiceDefinition;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 

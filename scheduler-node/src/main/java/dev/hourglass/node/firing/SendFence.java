@@ -1,6 +1,7 @@
 package dev.hourglass.node.firing;
 
-import dev.hourglass.node.job.Job;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.port.AttemptStore;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.hourglass.node.firing;
 
-import dev.hourglass.node.timeindex.IndexEntry;
+import dev.hourglass.node.core.timeindex.IndexEntry;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

@@ -1,11 +1,14 @@
 package dev.hourglass.node.firing;
 
-import dev.hourglass.node.catalog.AckMode;
-import dev.hourglass.node.catalog.ServiceCatalog;
-import dev.hourglass.node.catalog.ServiceDefinition;
-import dev.hourglass.node.job.Backoff;
-import dev.hourglass.node.job.Job;
-import dev.hourglass.node.shard.ShardOwnership;
+import dev.hourglass.node.core.job.AttemptEndings;
+import dev.hourglass.node.core.job.AttemptResult;
+import dev.hourglass.node.core.job.Backoff;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.port.AttemptStore;
+import dev.hourglass.node.core.port.ServiceLookup;
+import dev.hourglass.node.core.service.AckMode;
+import dev.hourglass.node.core.service.ServiceDefinition;
+import dev.hourglass.node.core.shard.ShardOwnership;
 import java.time.Clock;
 import java.util.HashSet;
 import java.util.List;
@@ -51,7 +54,7 @@ final class TimeoutSweep implements Runnable {
     static final long OTHER_HOLDER_ALLOWANCE_MS = 2_000;
 
     private final AttemptStore store;
-    private final ServiceCatalog catalog;
+    private final ServiceLookup catalog;
     private final ShardOwnership shards;
     private final Clock clock;
     private final Supplier<Set<String>> liveNodes;
@@ -64,7 +67,7 @@ final class TimeoutSweep implements Runnable {
 
     TimeoutSweep(
             AttemptStore store,
-            ServiceCatalog catalog,
+            ServiceLookup catalog,
             ShardOwnership shards,
             Clock clock,
             ClusterContext cluster,

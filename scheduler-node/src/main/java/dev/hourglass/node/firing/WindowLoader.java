@@ -1,9 +1,11 @@
 package dev.hourglass.node.firing;
 
-import dev.hourglass.node.firing.DuePage.Cursor;
-import dev.hourglass.node.shard.ShardOwnership;
-import dev.hourglass.node.timeindex.FireTimeIndex;
-import dev.hourglass.node.timeindex.IndexEntry;
+import dev.hourglass.node.core.port.AttemptStore;
+import dev.hourglass.node.core.port.DuePage;
+import dev.hourglass.node.core.port.DuePage.Cursor;
+import dev.hourglass.node.core.shard.ShardOwnership;
+import dev.hourglass.node.core.timeindex.FireTimeIndex;
+import dev.hourglass.node.core.timeindex.IndexEntry;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,10 +1,10 @@
 package dev.hourglass.node.manage;
 
-import dev.hourglass.node.job.Job;
-import dev.hourglass.node.job.JobRepository.Inserted;
-import dev.hourglass.node.job.StoreContendedException;
-import dev.hourglass.node.job.StoreOutcomeUnknownException;
-import dev.hourglass.node.job.StoreUnavailableException;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.port.JobWrites.Inserted;
+import dev.hourglass.node.core.port.StoreContendedException;
+import dev.hourglass.node.core.port.StoreOutcomeUnknownException;
+import dev.hourglass.node.core.port.StoreUnavailableException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -79,7 +79,7 @@ public final class GroupCommit implements AutoCloseable {
 
     /**
      * @param store stores a list of jobs in one transaction, all or nothing, one answer per job in
-     *     order ({@code JobRepository.insertAll})
+     *     order ({@code JobWrites.insertAll})
      */
     public GroupCommit(Function<List<Job>, List<Inserted>> store, Settings settings) {
         this(store, settings, CONTENDED_BUDGET_MS);

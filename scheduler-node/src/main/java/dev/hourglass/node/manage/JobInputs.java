@@ -1,8 +1,8 @@
 package dev.hourglass.node.manage;
 
 import dev.hourglass.api.HourglassException;
-import dev.hourglass.node.job.JobBounds;
-import dev.hourglass.node.job.Times;
+import dev.hourglass.node.core.job.JobBounds;
+import dev.hourglass.node.core.job.Times;
 import java.time.Instant;
 
 /**

@@ -7,23 +7,24 @@ import dev.hourglass.api.JobChange;
 import dev.hourglass.api.JobState;
 import dev.hourglass.api.JobSubmission;
 import dev.hourglass.api.ResultReport;
-import dev.hourglass.node.catalog.ServiceCatalog;
-import dev.hourglass.node.catalog.ServiceDefinition;
-import dev.hourglass.node.firing.FiringEngine;
-import dev.hourglass.node.job.AttemptHolders;
-import dev.hourglass.node.job.AttemptOutcome;
-import dev.hourglass.node.job.Execution;
-import dev.hourglass.node.job.Job;
-import dev.hourglass.node.job.JobIdGenerator;
-import dev.hourglass.node.job.JobMutations;
-import dev.hourglass.node.job.JobPage;
-import dev.hourglass.node.job.JobQuery;
-import dev.hourglass.node.job.JobRepository;
-import dev.hourglass.node.job.Names;
-import dev.hourglass.node.job.StoreOutcomeUnknownException;
-import dev.hourglass.node.job.Times;
-import dev.hourglass.node.shard.ShardOwnership;
-import dev.hourglass.node.shard.ShardPlacement;
+import dev.hourglass.node.core.job.AttemptOutcome;
+import dev.hourglass.node.core.job.Execution;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.job.JobIdGenerator;
+import dev.hourglass.node.core.job.JobPage;
+import dev.hourglass.node.core.job.JobQuery;
+import dev.hourglass.node.core.job.Names;
+import dev.hourglass.node.core.job.Times;
+import dev.hourglass.node.core.port.AttemptHolders;
+import dev.hourglass.node.core.port.FiringControl;
+import dev.hourglass.node.core.port.JobMutations;
+import dev.hourglass.node.core.port.JobReads;
+import dev.hourglass.node.core.port.JobWrites;
+import dev.hourglass.node.core.port.ServiceLookup;
+import dev.hourglass.node.core.port.StoreOutcomeUnknownException;
+import dev.hourglass.node.core.service.ServiceDefinition;
+import dev.hourglass.node.core.shard.ShardOwnership;
+import dev.hourglass.node.core.shard.ShardPlacement;
 import dev.hourglass.node.tenant.Caller;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -43,10 +44,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class JobManager {
     private static final Logger LOG = LoggerFactory.getLogger(JobManager.class);
-    private final JobRepository jobs;
+    private final JobReads jobs;
+    private final JobWrites inserts;
     private final JobMutations mutations;
-    private final ServiceCatalog catalog;
-    private final FiringEngine engine;
+    private final ServiceLookup catalog;
+    private final FiringControl engine;
     private final ShardPlacement placement;
     private final ShardOwnership shards;
     private final JobIdGenerator ids;
@@ -57,10 +59,11 @@ public final class JobManager {
     private final AttemptHolders holders;
 
     public JobManager(
-            JobRepository jobs,
+            JobReads jobs,
+            JobWrites inserts,
             JobMutations mutations,
-            ServiceCatalog catalog,
-            FiringEngine engine,
+            ServiceLookup catalog,
+            FiringControl engine,
             ShardPlacement placement,
             ShardOwnership shards,
             JobIdGenerator ids,
@@ -70,6 +73,7 @@ public final class JobManager {
             Clock clock) {
         this.holders = holders;
         this.jobs = jobs;
+        this.inserts = inserts;
         this.mutations = mutations;
         this.catalog = catalog;
         this.engine = engine;
@@ -79,7 +83,7 @@ public final class JobManager {
         this.limits = limits;
         this.inputs = new JobInputs(limits);
         this.clock = clock;
-        this.submits = new GroupCommit(batch -> jobs.insertAll(batch, this::withFreshId), groupCommit);
+        this.submits = new GroupCommit(batch -> inserts.insertAll(batch, this::withFreshId), groupCommit);
     }
 
     /** Stores the single submits queued now, then writes the ones that come later alone. */
@@ -92,9 +96,9 @@ public final class JobManager {
     }
 
     /** Submits one job; with a bizKey the app already used, returns that job and {@code created == false}. */
-    public JobRepository.Inserted submit(String app, JobSubmission submission) {
+    public JobWrites.Inserted submit(String app, JobSubmission submission) {
         Job job = newJob(app, submission, clock.millis());
-        JobRepository.Inserted inserted;
+        JobWrites.Inserted inserted;
         try {
             inserted = submits.insert(job); // with the other submits of the moment
         } catch (StoreOutcomeUnknownException e) {
@@ -153,14 +157,14 @@ public final class JobManager {
                 results[i] = new BatchOutcome(null, e);
             }
         }
-        List<JobRepository.Inserted> inserted;
+        List<JobWrites.Inserted> inserted;
         try {
-            inserted = jobs.insertAll(valid, this::withFreshId);
+            inserted = inserts.insertAll(valid, this::withFreshId);
         } catch (StoreOutcomeUnknownException e) {
             throw outcomeUnknown(e);
         }
         for (int k = 0; k < inserted.size(); k++) {
-            JobRepository.Inserted in = inserted.get(k);
+            JobWrites.Inserted in = inserted.get(k);
             if (in.created()) {
                 engine.admit(in.job());
             }

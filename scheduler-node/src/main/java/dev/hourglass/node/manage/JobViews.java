@@ -2,8 +2,8 @@ package dev.hourglass.node.manage;
 
 import dev.hourglass.api.ExecutionView;
 import dev.hourglass.api.JobView;
-import dev.hourglass.node.job.Execution;
-import dev.hourglass.node.job.Job;
+import dev.hourglass.node.core.job.Execution;
+import dev.hourglass.node.core.job.Job;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 

@@ -1,9 +1,9 @@
 package dev.hourglass.node.metrics;
 
-import dev.hourglass.node.firing.AttemptResult;
-import dev.hourglass.node.firing.FiringListener;
-import dev.hourglass.node.job.AttemptOutcome;
-import dev.hourglass.node.job.Job;
+import dev.hourglass.node.core.job.AttemptOutcome;
+import dev.hourglass.node.core.job.AttemptResult;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.port.FiringListener;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.EnumMap;

@@ -1,6 +1,6 @@
 package dev.hourglass.node.metrics;
 
-import dev.hourglass.node.retention.RetentionListener;
+import dev.hourglass.node.core.port.RetentionListener;
 import dev.hourglass.node.retention.RetentionSweep;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;

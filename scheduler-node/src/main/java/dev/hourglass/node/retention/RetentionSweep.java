@@ -1,7 +1,9 @@
 package dev.hourglass.node.retention;
 
 import dev.hourglass.node.background.Periodic;
-import dev.hourglass.node.cluster.ClusterView;
+import dev.hourglass.node.core.port.Coordination;
+import dev.hourglass.node.core.port.RetentionListener;
+import dev.hourglass.node.core.port.RetentionStore;
 import java.time.Clock;
 import java.util.List;
 import java.util.function.IntSupplier;
@@ -44,8 +46,7 @@ public final class RetentionSweep implements AutoCloseable {
     private final RetentionStore store;
     private final Clock clock;
     private final RetentionSettings settings;
-    private final ClusterView cluster;
-    private final String nodeId;
+    private final Coordination cluster;
     private final RetentionListener listener;
     private Periodic thread;
 
@@ -53,14 +54,12 @@ public final class RetentionSweep implements AutoCloseable {
             RetentionStore store,
             Clock clock,
             RetentionSettings settings,
-            ClusterView cluster,
-            String nodeId,
+            Coordination cluster,
             RetentionListener listener) {
         this.store = store;
         this.clock = clock;
         this.settings = settings;
         this.cluster = cluster;
-        this.nodeId = nodeId;
         this.listener = listener;
     }
 
@@ -137,7 +136,7 @@ public final class RetentionSweep implements AutoCloseable {
     /** Batches until one is short, the run's budget is spent, or this node is no longer the master. */
     private int sweep(IntSupplier batch) {
         int batches = 0;
-        while (batches < settings.maxBatchesPerRun() && isMaster()) {
+        while (batches < settings.maxBatchesPerRun() && cluster.isMaster()) {
             if (batches > 0 && !pause()) {
                 break;
             }
@@ -148,10 +147,6 @@ public final class RetentionSweep implements AutoCloseable {
             }
         }
         return batches;
-    }
-
-    private boolean isMaster() {
-        return cluster.isConnected() && nodeId.equals(cluster.master());
     }
 
     private boolean pause() {

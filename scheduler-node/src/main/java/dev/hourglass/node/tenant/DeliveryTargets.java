@@ -1,6 +1,10 @@
 package dev.hourglass.node.tenant;
 
 import dev.hourglass.api.HourglassException;
+import dev.hourglass.node.core.port.AppRepository;
+import dev.hourglass.node.core.service.ServiceDefinition;
+import dev.hourglass.node.core.service.TargetGrants;
+import dev.hourglass.node.core.service.TargetNames;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -101,6 +105,19 @@ public final class DeliveryTargets {
         if (refusal != null) {
             throw HourglassException.invalid("dubboGroup", refusal);
         }
+    }
+
+    /**
+     * Before a delivery, from the snapshot: why the service may not send to its KAFKA topic or
+     * DUBBO group, or null (an HTTP service's URL is checked against the callback allow-list by
+     * its dispatcher).
+     */
+    public String refusal(ServiceDefinition service) {
+        return switch (service.protocol()) {
+            case KAFKA -> topicRefusal(service.app(), service.topic());
+            case DUBBO -> dubboGroupRefusal(service.app(), service.dubboGroup(), service.url() != null);
+            case HTTP -> null;
+        };
     }
 
     /** Before a delivery, from the snapshot: why the app may not publish to the topic, or null. */

@@ -2,7 +2,8 @@ package dev.hourglass.node.tenant;
 
 import dev.hourglass.api.ErrorCode;
 import dev.hourglass.api.HourglassException;
-import dev.hourglass.node.job.Names;
+import dev.hourglass.node.core.job.Names;
+import dev.hourglass.node.core.port.AppRepository;
 import java.time.Clock;
 import java.util.List;
 

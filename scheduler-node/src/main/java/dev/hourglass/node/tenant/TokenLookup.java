@@ -2,6 +2,7 @@ package dev.hourglass.node.tenant;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.hourglass.node.core.port.AppRepository;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;

@@ -2,15 +2,20 @@ package dev.hourglass.node.alert;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.hourglass.node.catalog.AckMode;
-import dev.hourglass.node.catalog.AlertPolicy;
-import dev.hourglass.node.catalog.Protocol;
-import dev.hourglass.node.catalog.ServiceDefinition;
-import dev.hourglass.node.catalog.ServiceRepository;
-import dev.hourglass.node.cluster.Assignment;
-import dev.hourglass.node.cluster.ClusterView;
-import dev.hourglass.node.cluster.Member;
-import dev.hourglass.node.job.Backoff;
+import dev.hourglass.node.api.AlertJson;
+import dev.hourglass.node.core.alert.Alert;
+import dev.hourglass.node.core.alert.AlertKind;
+import dev.hourglass.node.core.cluster.Assignment;
+import dev.hourglass.node.core.cluster.Member;
+import dev.hourglass.node.core.job.Backoff;
+import dev.hourglass.node.core.port.AlertStore;
+import dev.hourglass.node.core.port.Coordination;
+import dev.hourglass.node.core.port.ServiceRepository;
+import dev.hourglass.node.core.port.WebhookSender;
+import dev.hourglass.node.core.service.AckMode;
+import dev.hourglass.node.core.service.AlertPolicy;
+import dev.hourglass.node.core.service.Protocol;
+import dev.hourglass.node.core.service.ServiceDefinition;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -73,7 +78,7 @@ class AlertMonitorTest {
                 throw new UnsupportedOperationException();
             }
         };
-        ClusterView cluster = new ClusterView() {
+        Coordination cluster = new Coordination() {
             @Override
             public List<Member> members() {
                 return List.of();
@@ -93,12 +98,17 @@ class AlertMonitorTest {
             public boolean isConnected() {
                 return true;
             }
+
+            @Override
+            public boolean isMaster() {
+                return "n1".equals(master);
+            }
         };
-        WebhookSender sender = (url, secret, id, body) -> {
-            sent.add(new String(body, java.nio.charset.StandardCharsets.UTF_8));
+        WebhookSender sender = (url, secret, alert) -> {
+            sent.add(new String(AlertJson.webhookBody(alert), java.nio.charset.StandardCharsets.UTF_8));
             return webhookFailure;
         };
-        return new AlertMonitor(store, repo, cluster, "n1", clock, sender, a -> exported = a, Map::of, 4, 1_000, 1_000);
+        return new AlertMonitor(store, repo, cluster, clock, sender, a -> exported = a, Map::of, 4, 1_000, 1_000);
     }
 
     static ServiceDefinition service(AlertPolicy policy) {

@@ -2,7 +2,9 @@ package dev.hourglass.node.alert;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.hourglass.node.catalog.AlertPolicy;
+import dev.hourglass.node.core.alert.AlertKind;
+import dev.hourglass.node.core.alert.AlertRules;
+import dev.hourglass.node.core.service.AlertPolicy;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

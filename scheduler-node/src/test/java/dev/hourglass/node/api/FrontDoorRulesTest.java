@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hourglass.api.ErrorCode;
 import dev.hourglass.api.HourglassException;
-import dev.hourglass.node.job.AttemptHolderUnreachableException;
-import dev.hourglass.node.job.StoreUnavailableException;
+import dev.hourglass.node.core.job.AttemptHolderUnreachableException;
+import dev.hourglass.node.core.port.StoreUnavailableException;
 import dev.hourglass.node.tenant.Caller;
 import dev.hourglass.node.tenant.RateLimitedException;
 import java.util.Set;

@@ -3,7 +3,8 @@ package dev.hourglass.node.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.hourglass.node.shard.ShardOwnership;
+import dev.hourglass.node.core.cluster.Member;
+import dev.hourglass.node.core.shard.ShardOwnership;
 import dev.hourglass.node.testing.StallWatch;
 import dev.hourglass.node.testing.ThreadDump;
 import dev.hourglass.node.testing.ZooKeeperEnsembles;

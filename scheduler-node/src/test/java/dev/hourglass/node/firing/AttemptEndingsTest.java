@@ -3,8 +3,9 @@ package dev.hourglass.node.firing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hourglass.api.JobState;
-import dev.hourglass.node.job.Backoff;
-import dev.hourglass.node.job.Job;
+import dev.hourglass.node.core.job.AttemptEndings;
+import dev.hourglass.node.core.job.Backoff;
+import dev.hourglass.node.core.job.Job;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -1,9 +1,13 @@
 package dev.hourglass.node.firing;
 
 import dev.hourglass.api.JobState;
-import dev.hourglass.node.job.AttemptHolders;
-import dev.hourglass.node.job.Job;
-import dev.hourglass.node.timeindex.IndexEntry;
+import dev.hourglass.node.core.job.AttemptResult;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.port.AttemptHolders;
+import dev.hourglass.node.core.port.AttemptStore;
+import dev.hourglass.node.core.port.DuePage;
+import dev.hourglass.node.core.port.PoisonResultException;
+import dev.hourglass.node.core.timeindex.IndexEntry;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -152,7 +156,7 @@ final class FakeJobStore implements AttemptStore {
         callingThreads.add(Thread.currentThread().getName());
         writes.incrementAndGet();
         if (refuseWrites) {
-            throw new dev.hourglass.node.job.StoreUnavailableException("the database is read-only", null);
+            throw new dev.hourglass.node.core.port.StoreUnavailableException("the database is read-only", null);
         }
         for (AttemptResult r : written) {
             if (poison.contains(r.jobId())) {

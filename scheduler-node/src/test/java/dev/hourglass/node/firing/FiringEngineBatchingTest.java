@@ -5,10 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import dev.hourglass.api.JobState;
 import dev.hourglass.node.catalog.ServiceCatalog;
-import dev.hourglass.node.dispatch.Delivery;
-import dev.hourglass.node.dispatch.DeliveryResult;
-import dev.hourglass.node.dispatch.Dispatcher;
-import dev.hourglass.node.shard.ShardOwnership;
+import dev.hourglass.node.core.port.Delivery;
+import dev.hourglass.node.core.port.DeliveryResult;
+import dev.hourglass.node.core.port.Dispatcher;
+import dev.hourglass.node.core.port.FiringListener;
+import dev.hourglass.node.core.shard.ShardOwnership;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.hourglass.node.firing;
 
-import dev.hourglass.node.catalog.ServiceDefinition;
-import dev.hourglass.node.catalog.ServiceRepository;
+import dev.hourglass.node.core.port.ServiceRepository;
+import dev.hourglass.node.core.service.ServiceDefinition;
 import java.util.List;
 import java.util.Optional;
 

@@ -1,7 +1,10 @@
 package dev.hourglass.node.firing;
 
-import dev.hourglass.node.job.Job;
-import dev.hourglass.node.timeindex.IndexEntry;
+import dev.hourglass.node.core.job.AttemptResult;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.port.AttemptStore;
+import dev.hourglass.node.core.port.DuePage;
+import dev.hourglass.node.core.timeindex.IndexEntry;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;

@@ -2,10 +2,10 @@ package dev.hourglass.node.firing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.hourglass.node.shard.ShardOwnership;
+import dev.hourglass.node.core.shard.ShardOwnership;
+import dev.hourglass.node.core.timeindex.IndexEntry;
+import dev.hourglass.node.core.timeindex.SortedFireTimeIndex;
 import dev.hourglass.node.testing.ManualClock;
-import dev.hourglass.node.timeindex.IndexEntry;
-import dev.hourglass.node.timeindex.SortedFireTimeIndex;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

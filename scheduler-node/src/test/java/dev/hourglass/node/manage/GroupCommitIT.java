@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.hourglass.api.JobState;
-import dev.hourglass.node.job.Job;
-import dev.hourglass.node.job.JobRepository;
-import dev.hourglass.node.job.JobRepository.Inserted;
-import dev.hourglass.node.job.StoreContendedException;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.port.JobReads;
+import dev.hourglass.node.core.port.JobWrites.Inserted;
+import dev.hourglass.node.core.port.StoreContendedException;
 import dev.hourglass.node.store.mybatis.Database;
 import dev.hourglass.node.store.mybatis.MyBatisJobRepository;
 import dev.hourglass.node.store.mybatis.SqlFailures;
@@ -48,7 +48,7 @@ class GroupCommitIT {
 
     String url;
     Database db;
-    JobRepository jobs;
+    MyBatisJobRepository jobs;
     GroupCommit groups;
     final AtomicInteger transactions = new AtomicInteger();
     final CountDownLatch firstEntered = new CountDownLatch(1);
@@ -183,7 +183,7 @@ class GroupCommitIT {
         assertThat(count("SELECT COUNT(*) FROM hg_biz_key WHERE biz_key = 'k8'"))
                 .isZero();
         long live = jobs.countLive("shop").stream()
-                .mapToLong(JobRepository.LiveCount::count)
+                .mapToLong(JobReads.LiveCount::count)
                 .sum();
         assertThat(live).as("live counts agree with the rows").isEqualTo(16);
     }

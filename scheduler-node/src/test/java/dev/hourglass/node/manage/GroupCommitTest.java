@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.hourglass.api.JobState;
-import dev.hourglass.node.job.Job;
-import dev.hourglass.node.job.JobRepository.Inserted;
-import dev.hourglass.node.job.StoreContendedException;
-import dev.hourglass.node.job.StoreUnavailableException;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.port.JobWrites.Inserted;
+import dev.hourglass.node.core.port.StoreContendedException;
+import dev.hourglass.node.core.port.StoreUnavailableException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,10 +3,10 @@ package dev.hourglass.node.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hourglass.api.JobState;
-import dev.hourglass.node.firing.AttemptResult;
-import dev.hourglass.node.job.AttemptOutcome;
-import dev.hourglass.node.job.Job;
-import dev.hourglass.node.job.NextStep;
+import dev.hourglass.node.core.job.AttemptOutcome;
+import dev.hourglass.node.core.job.AttemptResult;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.job.NextStep;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

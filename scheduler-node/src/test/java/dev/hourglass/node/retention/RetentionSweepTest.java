@@ -2,9 +2,11 @@ package dev.hourglass.node.retention;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.hourglass.node.cluster.Assignment;
-import dev.hourglass.node.cluster.ClusterView;
-import dev.hourglass.node.cluster.Member;
+import dev.hourglass.node.core.cluster.Assignment;
+import dev.hourglass.node.core.cluster.Member;
+import dev.hourglass.node.core.port.Coordination;
+import dev.hourglass.node.core.port.RetentionListener;
+import dev.hourglass.node.core.port.RetentionStore;
 import dev.hourglass.node.testing.ManualClock;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +30,6 @@ class RetentionSweepTest {
                 clock,
                 new RetentionSettings(7 * DAY, 30 * DAY, 60_000, batchSize, 0, maxBatches),
                 cluster,
-                "me",
                 new RetentionListener() {
                     @Override
                     public void deleted(String table, int rows) {
@@ -135,12 +136,7 @@ class RetentionSweepTest {
         store.executionsFinishedAt(NOW - 1_000 * DAY, 5);
         store.jobsEndedAt(NOW - 1_000 * DAY, 5);
         var keepLog = new RetentionSweep(
-                store,
-                clock,
-                new RetentionSettings(0, 30 * DAY, 60_000, 10, 0, 10),
-                cluster,
-                "me",
-                RetentionListener.NONE);
+                store, clock, new RetentionSettings(0, 30 * DAY, 60_000, 10, 0, 10), cluster, RetentionListener.NONE);
         RetentionSweep.Run run = keepLog.runOnce();
         assertThat(run.executions()).isZero();
         assertThat(run.jobs()).isEqualTo(5);
@@ -203,7 +199,7 @@ class RetentionSweepTest {
         }
     }
 
-    static final class FakeCluster implements ClusterView {
+    static final class FakeCluster implements Coordination {
         volatile String master = "me";
         volatile boolean connected = true;
 
@@ -226,6 +222,11 @@ class RetentionSweepTest {
         @Override
         public boolean isConnected() {
             return connected;
+        }
+
+        @Override
+        public boolean isMaster() {
+            return connected && "me".equals(master);
         }
     }
 }

@@ -2,9 +2,9 @@ package dev.hourglass.node.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.hourglass.node.core.service.TargetGrants;
 import dev.hourglass.node.store.mybatis.Database;
 import dev.hourglass.node.store.mybatis.MyBatisAppRepository;
-import dev.hourglass.node.tenant.TargetGrants;
 import dev.hourglass.node.testing.EmbeddedMariaDb;
 import java.sql.Connection;
 import java.sql.DriverManager;

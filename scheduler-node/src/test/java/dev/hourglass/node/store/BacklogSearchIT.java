@@ -3,9 +3,9 @@ package dev.hourglass.node.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hourglass.api.JobState;
-import dev.hourglass.node.job.Job;
-import dev.hourglass.node.job.JobPage;
-import dev.hourglass.node.job.JobQuery;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.job.JobPage;
+import dev.hourglass.node.core.job.JobQuery;
 import dev.hourglass.node.store.mybatis.Database;
 import dev.hourglass.node.store.mybatis.MyBatisJobRepository;
 import dev.hourglass.node.store.mybatis.SqlFailures;

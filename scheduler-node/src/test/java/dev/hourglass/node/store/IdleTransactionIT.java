@@ -3,8 +3,8 @@ package dev.hourglass.node.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.hourglass.node.job.StoreContendedException;
-import dev.hourglass.node.job.StoreUnavailableException;
+import dev.hourglass.node.core.port.StoreContendedException;
+import dev.hourglass.node.core.port.StoreUnavailableException;
 import dev.hourglass.node.store.mybatis.Database;
 import dev.hourglass.node.testing.EmbeddedMariaDb;
 import java.sql.Connection;

@@ -2,7 +2,7 @@ package dev.hourglass.node.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.hourglass.node.job.JobRepository.LiveCount;
+import dev.hourglass.node.core.port.JobReads.LiveCount;
 import dev.hourglass.node.store.mybatis.Database;
 import dev.hourglass.node.store.mybatis.MyBatisJobRepository;
 import dev.hourglass.node.store.mybatis.SqlFailures;

@@ -3,7 +3,7 @@ package dev.hourglass.node.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.hourglass.node.job.Job;
+import dev.hourglass.node.core.job.Job;
 import dev.hourglass.node.store.mybatis.Database;
 import dev.hourglass.node.store.mybatis.IdList;
 import dev.hourglass.node.store.mybatis.RetentionMapper;

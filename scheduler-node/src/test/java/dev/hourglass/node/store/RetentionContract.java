@@ -3,12 +3,12 @@ package dev.hourglass.node.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hourglass.api.JobState;
-import dev.hourglass.node.firing.AttemptResult;
-import dev.hourglass.node.job.AttemptHolders;
-import dev.hourglass.node.job.AttemptOutcome;
-import dev.hourglass.node.job.Job;
-import dev.hourglass.node.job.NextStep;
-import dev.hourglass.node.retention.RetentionStore;
+import dev.hourglass.node.core.job.AttemptOutcome;
+import dev.hourglass.node.core.job.AttemptResult;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.job.NextStep;
+import dev.hourglass.node.core.port.AttemptHolders;
+import dev.hourglass.node.core.port.RetentionStore;
 import dev.hourglass.node.store.mybatis.Database;
 import dev.hourglass.node.store.mybatis.MyBatisAttemptStore;
 import dev.hourglass.node.store.mybatis.MyBatisJobMutations;

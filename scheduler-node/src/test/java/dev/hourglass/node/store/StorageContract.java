@@ -4,23 +4,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.hourglass.api.JobState;
-import dev.hourglass.node.catalog.AckMode;
-import dev.hourglass.node.catalog.Protocol;
-import dev.hourglass.node.catalog.ServiceDefinition;
-import dev.hourglass.node.firing.AttemptResult;
-import dev.hourglass.node.firing.AttemptStore;
-import dev.hourglass.node.firing.DuePage;
-import dev.hourglass.node.firing.DuePage.Cursor;
-import dev.hourglass.node.job.AttemptHolderUnreachableException;
-import dev.hourglass.node.job.AttemptHolders;
-import dev.hourglass.node.job.AttemptOutcome;
-import dev.hourglass.node.job.Backoff;
-import dev.hourglass.node.job.Execution;
-import dev.hourglass.node.job.Job;
-import dev.hourglass.node.job.JobPage;
-import dev.hourglass.node.job.JobQuery;
-import dev.hourglass.node.job.JobRepository;
-import dev.hourglass.node.job.NextStep;
+import dev.hourglass.node.core.job.AttemptHolderUnreachableException;
+import dev.hourglass.node.core.job.AttemptOutcome;
+import dev.hourglass.node.core.job.AttemptResult;
+import dev.hourglass.node.core.job.Backoff;
+import dev.hourglass.node.core.job.Execution;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.job.JobPage;
+import dev.hourglass.node.core.job.JobQuery;
+import dev.hourglass.node.core.job.NextStep;
+import dev.hourglass.node.core.port.AttemptHolders;
+import dev.hourglass.node.core.port.AttemptStore;
+import dev.hourglass.node.core.port.DuePage;
+import dev.hourglass.node.core.port.DuePage.Cursor;
+import dev.hourglass.node.core.port.JobWrites;
+import dev.hourglass.node.core.service.AckMode;
+import dev.hourglass.node.core.service.Protocol;
+import dev.hourglass.node.core.service.ServiceDefinition;
+import dev.hourglass.node.core.service.TargetGrants;
+import dev.hourglass.node.core.timeindex.IndexEntry;
 import dev.hourglass.node.store.mybatis.Database;
 import dev.hourglass.node.store.mybatis.LiveCountFolder;
 import dev.hourglass.node.store.mybatis.MyBatisAppRepository;
@@ -29,8 +31,6 @@ import dev.hourglass.node.store.mybatis.MyBatisJobMutations;
 import dev.hourglass.node.store.mybatis.MyBatisJobRepository;
 import dev.hourglass.node.store.mybatis.MyBatisServiceRepository;
 import dev.hourglass.node.store.mybatis.SqlFailures;
-import dev.hourglass.node.tenant.TargetGrants;
-import dev.hourglass.node.timeindex.IndexEntry;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -152,7 +152,7 @@ public abstract class StorageContract {
         Job stored = jobs.find(j.id()).orElseThrow();
         assertThat(stored).isEqualTo(j);
         Job twin = job(T0 + 2_000, j.bizKey(), 2);
-        JobRepository.Inserted again = jobs.insert(twin);
+        JobWrites.Inserted again = jobs.insert(twin);
         assertThat(again.created()).isFalse();
         assertThat(again.job().id()).isEqualTo(j.id());
         assertThat(jobs.find(twin.id())).isEmpty();
@@ -168,8 +168,8 @@ public abstract class StorageContract {
         Job b = job(T0, key + "-known", 0);
         Job c = job(T0, key + "-new", 0);
         Job d = job(T0, key + "-new", 0);
-        List<JobRepository.Inserted> out = jobs.insertAll(List.of(a, b, c, d));
-        assertThat(out).extracting(JobRepository.Inserted::created).containsExactly(true, false, true, false);
+        List<JobWrites.Inserted> out = jobs.insertAll(List.of(a, b, c, d));
+        assertThat(out).extracting(JobWrites.Inserted::created).containsExactly(true, false, true, false);
         assertThat(out.get(1).job().id()).isEqualTo(known.id());
         assertThat(out.get(3).job().id()).isEqualTo(c.id());
         assertThat(jobs.find(a.id())).isPresent();
@@ -893,12 +893,12 @@ public abstract class StorageContract {
     void alertsOpenOncePerConditionAndTheLastNotificationIsTheCurrentState() {
         var alerts = new dev.hourglass.node.store.mybatis.MyBatisAlertStore(db.sessions());
         String svc = "alerted" + System.nanoTime() % 100_000;
-        var firing = new dev.hourglass.node.alert.Alert(
+        var firing = new dev.hourglass.node.core.alert.Alert(
                 0,
                 app,
                 svc,
-                dev.hourglass.node.alert.AlertKind.FAILED_JOBS,
-                dev.hourglass.node.alert.Alert.State.FIRING,
+                dev.hourglass.node.core.alert.AlertKind.FAILED_JOBS,
+                dev.hourglass.node.core.alert.Alert.State.FIRING,
                 3,
                 5,
                 "5 jobs FAILED",
@@ -924,14 +924,14 @@ public abstract class StorageContract {
                 .isFalse();
         // while the FIRING send is under way the alert resolves, and RESOLVED is sent and recorded
         alerts.resolve(id, T0 + 1_000);
-        alerts.notified(id, dev.hourglass.node.alert.Alert.State.RESOLVED, T0 + 1_100);
+        alerts.notified(id, dev.hourglass.node.core.alert.Alert.State.RESOLVED, T0 + 1_100);
         assertThat(alerts.owedNotifications(T0 + 2_000, 100)).noneMatch(a -> a.id() == id);
         // then the slow FIRING send ends: RESOLVED is owed again, to be the last the webhook hears
-        alerts.notified(id, dev.hourglass.node.alert.Alert.State.FIRING, T0 + 1_200);
+        alerts.notified(id, dev.hourglass.node.core.alert.Alert.State.FIRING, T0 + 1_200);
         assertThat(alerts.owedNotifications(T0 + 2_000, 100))
                 .filteredOn(a -> a.id() == id)
                 .singleElement()
-                .satisfies(a -> assertThat(a.state()).isEqualTo(dev.hourglass.node.alert.Alert.State.RESOLVED));
+                .satisfies(a -> assertThat(a.state()).isEqualTo(dev.hourglass.node.core.alert.Alert.State.RESOLVED));
         assertThat(alerts.open(firing))
                 .as("after it resolved, the condition may fire again")
                 .isTrue();

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.hourglass.api.ErrorCode;
 import dev.hourglass.api.HourglassException;
+import dev.hourglass.node.core.service.TargetGrants;
+import dev.hourglass.node.core.service.TargetNames;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.hourglass.api.ErrorCode;
 import dev.hourglass.api.HourglassException;
+import dev.hourglass.node.core.port.AppRepository;
+import dev.hourglass.node.core.service.TargetGrants;
 import dev.hourglass.node.testing.ManualClock;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -3,9 +3,10 @@ package dev.hourglass.node.api.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hourglass.api.HourglassException;
-import dev.hourglass.node.alert.Alert;
-import dev.hourglass.node.alert.AlertStore;
+import dev.hourglass.node.api.AlertJson;
 import dev.hourglass.node.api.FrontDoorRules;
+import dev.hourglass.node.core.alert.Alert;
+import dev.hourglass.node.core.port.AlertStore;
 import dev.hourglass.node.tenant.Caller;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
@@ -57,7 +58,7 @@ public final class AlertRoutes implements RouteGroup {
                 limit,
                 cursor == null ? null : Long.parseLong(cursor)));
         List<JsonNode> items = new ArrayList<>();
-        page.items().forEach(a -> items.add(json(a)));
+        page.items().forEach(a -> items.add(AlertJson.withHistory(a)));
         ObjectNode out = Json.items(items);
         out.put("nextCursor", page.nextBeforeId() == null ? null : Long.toString(page.nextBeforeId()));
         Respond.ok(ctx, out);
@@ -74,31 +75,6 @@ public final class AlertRoutes implements RouteGroup {
         String by = caller.isAdmin() ? "admin" : "app:" + caller.app();
         Alert a = alerts.acknowledge(id, caller.isAdmin() ? null : caller.app(), by, clock.millis())
                 .orElseThrow(() -> HourglassException.notFound("alert " + id + " not found"));
-        Respond.ok(ctx, json(a));
-    }
-
-    static ObjectNode json(Alert a) {
-        ObjectNode n = Json.object();
-        n.put("id", Long.toString(a.id()));
-        n.put("app", a.app());
-        n.put("service", a.service());
-        n.put("kind", a.kind().name());
-        n.put("state", a.state().name());
-        n.put("observed", a.observed());
-        n.put("threshold", a.threshold());
-        n.put("message", a.message());
-        n.put("firedAt", Json.time(a.firedAt()));
-        n.put("resolvedAt", a.resolvedAt() == null ? null : Json.time(a.resolvedAt()));
-        n.put("acknowledgedBy", a.ackedBy());
-        n.put("acknowledgedAt", a.ackedAt() == null ? null : Json.time(a.ackedAt()));
-        ObjectNode webhook = n.putObject("notification");
-        webhook.put("webhook", a.webhook());
-        webhook.put(
-                "notifiedState",
-                a.notifiedState() == null ? null : a.notifiedState().name());
-        webhook.put("failedAttempts", a.notifyAttempts());
-        webhook.put("nextAttemptAt", a.nextNotifyAt() == null ? null : Json.time(a.nextNotifyAt()));
-        webhook.put("lastError", a.lastNotifyError());
-        return n;
+        Respond.ok(ctx, AlertJson.withHistory(a));
     }
 }

@@ -10,11 +10,11 @@ import dev.hourglass.api.JobState;
 import dev.hourglass.api.JobSubmission;
 import dev.hourglass.api.ResultReport;
 import dev.hourglass.node.api.FrontDoorRules;
-import dev.hourglass.node.job.Job;
-import dev.hourglass.node.job.JobPage;
-import dev.hourglass.node.job.JobQuery;
-import dev.hourglass.node.job.JobRepository;
-import dev.hourglass.node.job.Names;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.job.JobPage;
+import dev.hourglass.node.core.job.JobQuery;
+import dev.hourglass.node.core.job.Names;
+import dev.hourglass.node.core.port.JobWrites;
 import dev.hourglass.node.manage.JobManager;
 import dev.hourglass.node.tenant.Caller;
 import io.javalin.config.RoutesConfig;
@@ -77,7 +77,7 @@ public final class JobRoutes implements RouteGroup {
         JsonNode body = Json.parse(ctx.body());
         JsonFields f = JsonFields.of(body, SUBMIT_FIELDS);
         String app = callers.actingApp(ctx, caller, f.string("app"));
-        JobRepository.Inserted inserted = jobs.submit(app, submission(f));
+        JobWrites.Inserted inserted = jobs.submit(app, submission(f));
         Respond.json(ctx, inserted.created() ? 201 : 200, Json.job(inserted.job()));
     }
 

@@ -8,9 +8,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.util.RawValue;
 import dev.hourglass.api.HourglassException;
 import dev.hourglass.api.Iso8601;
-import dev.hourglass.node.catalog.ServiceDefinition;
-import dev.hourglass.node.job.Execution;
-import dev.hourglass.node.job.Job;
+import dev.hourglass.node.core.job.Execution;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.service.ServiceDefinition;
 import java.util.Map;
 
 /** The API's JSON: one ObjectMapper, the wire shapes of SPEC §3, and the time format. */

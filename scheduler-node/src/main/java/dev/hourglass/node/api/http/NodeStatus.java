@@ -24,5 +24,5 @@ public interface NodeStatus {
     long watermark();
 
     /** Members, master and assignment as this node's coordinator sees them. */
-    dev.hourglass.node.cluster.ClusterView cluster();
+    dev.hourglass.node.core.port.Coordination cluster();
 }

@@ -3,11 +3,11 @@ package dev.hourglass.node.api.http;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hourglass.api.HourglassException;
-import dev.hourglass.node.cluster.Assignment;
-import dev.hourglass.node.cluster.ClusterView;
-import dev.hourglass.node.cluster.Member;
-import dev.hourglass.node.job.Job;
-import dev.hourglass.node.job.JobRepository;
+import dev.hourglass.node.core.cluster.Assignment;
+import dev.hourglass.node.core.cluster.Member;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.port.Coordination;
+import dev.hourglass.node.core.port.JobReads;
 import dev.hourglass.node.metrics.FiringHistory;
 import dev.hourglass.node.metrics.FiringMetrics;
 import dev.hourglass.node.tenant.Caller;
@@ -24,7 +24,7 @@ import java.util.TreeMap;
 /** Health, metrics, cluster, stats, the OpenAPI document and the dashboard (SPEC §3 "Operations"). */
 public final class OpsRoutes implements RouteGroup {
     private final NodeStatus node;
-    private final JobRepository jobs;
+    private final JobReads jobs;
     private final FiringMetrics metrics;
     private final FiringHistory history;
     private final PrometheusMeterRegistry prometheus;
@@ -32,7 +32,7 @@ public final class OpsRoutes implements RouteGroup {
 
     public OpsRoutes(
             NodeStatus node,
-            JobRepository jobs,
+            JobReads jobs,
             FiringMetrics metrics,
             FiringHistory history,
             PrometheusMeterRegistry prometheus,
@@ -64,7 +64,7 @@ public final class OpsRoutes implements RouteGroup {
 
     private void cluster(Context ctx) {
         callers.of(ctx);
-        ClusterView cluster = node.cluster();
+        Coordination cluster = node.cluster();
         Assignment assignment = cluster.assignment();
         String master = cluster.master();
         ObjectNode out = Json.object();
@@ -97,7 +97,7 @@ public final class OpsRoutes implements RouteGroup {
         String app = callers.scope(ctx, caller);
         Map<String, Long> byState = new TreeMap<>();
         Map<String, Map<String, Long>> byService = new TreeMap<>();
-        for (JobRepository.LiveCount c : jobs.countLive(app)) {
+        for (JobReads.LiveCount c : jobs.countLive(app)) {
             byState.merge(c.state(), c.count(), Long::sum);
             byService
                     .computeIfAbsent(Job.serviceKey(c.app(), c.service()), k -> new TreeMap<>())

@@ -1,10 +1,10 @@
 package dev.hourglass.node.api.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.hourglass.node.catalog.AlertPolicy;
 import dev.hourglass.node.catalog.ServiceCommands;
-import dev.hourglass.node.catalog.ServiceRepository;
-import dev.hourglass.node.catalog.ServiceSpec;
+import dev.hourglass.node.core.port.ServiceRepository;
+import dev.hourglass.node.core.service.AlertPolicy;
+import dev.hourglass.node.core.service.ServiceSpec;
 import dev.hourglass.node.tenant.Caller;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;

@@ -2,11 +2,11 @@ package dev.hourglass.node.dispatch.kafka;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.hourglass.node.dispatch.Delivery;
-import dev.hourglass.node.dispatch.DeliveryResult;
-import dev.hourglass.node.dispatch.Dispatcher;
-import dev.hourglass.node.job.AttemptOutcome;
-import dev.hourglass.node.job.Job;
+import dev.hourglass.node.core.job.AttemptOutcome;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.port.Delivery;
+import dev.hourglass.node.core.port.DeliveryResult;
+import dev.hourglass.node.core.port.Dispatcher;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.hourglass.node.dispatch.kafka;
 
-import dev.hourglass.node.dispatch.DeliveryResult;
+import dev.hourglass.node.core.port.DeliveryResult;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.BufferExhaustedException;

@@ -1,6 +1,6 @@
 package dev.hourglass.node.store.mybatis;
 
-import dev.hourglass.node.alert.AlertStore.AlertQuery;
+import dev.hourglass.node.core.port.AlertStore.AlertQuery;
 import java.util.List;
 import org.apache.ibatis.annotations.Param;
 

@@ -4,9 +4,9 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hourglass.api.JobState;
-import dev.hourglass.node.job.AttemptOutcome;
-import dev.hourglass.node.job.Execution;
-import dev.hourglass.node.job.Job;
+import dev.hourglass.node.core.job.AttemptOutcome;
+import dev.hourglass.node.core.job.Execution;
+import dev.hourglass.node.core.job.Job;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

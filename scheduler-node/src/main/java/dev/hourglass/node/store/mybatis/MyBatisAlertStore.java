@@ -1,9 +1,9 @@
 package dev.hourglass.node.store.mybatis;
 
-import dev.hourglass.node.alert.Alert;
-import dev.hourglass.node.alert.AlertKind;
-import dev.hourglass.node.alert.AlertStore;
-import dev.hourglass.node.job.Job;
+import dev.hourglass.node.core.alert.Alert;
+import dev.hourglass.node.core.alert.AlertKind;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.port.AlertStore;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

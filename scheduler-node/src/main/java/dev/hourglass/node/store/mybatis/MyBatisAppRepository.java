@@ -1,7 +1,7 @@
 package dev.hourglass.node.store.mybatis;
 
-import dev.hourglass.node.tenant.AppRepository;
-import dev.hourglass.node.tenant.TargetGrants;
+import dev.hourglass.node.core.port.AppRepository;
+import dev.hourglass.node.core.service.TargetGrants;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,11 +1,11 @@
 package dev.hourglass.node.store.mybatis;
 
-import dev.hourglass.node.firing.AttemptResult;
-import dev.hourglass.node.firing.AttemptStore;
-import dev.hourglass.node.firing.DuePage;
-import dev.hourglass.node.firing.PoisonResultException;
-import dev.hourglass.node.job.Job;
-import dev.hourglass.node.timeindex.IndexEntry;
+import dev.hourglass.node.core.job.AttemptResult;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.port.AttemptStore;
+import dev.hourglass.node.core.port.DuePage;
+import dev.hourglass.node.core.port.PoisonResultException;
+import dev.hourglass.node.core.timeindex.IndexEntry;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -189,11 +189,11 @@ public final class MyBatisAttemptStore implements AttemptStore {
         AttemptResult failed = new AttemptResult(
                 result.jobId(),
                 result.attempt(),
-                dev.hourglass.node.job.AttemptOutcome.ERROR,
+                dev.hourglass.node.core.job.AttemptOutcome.ERROR,
                 message,
                 result.firedAt(),
                 result.finishedAt(),
-                dev.hourglass.node.job.NextStep.failed(),
+                dev.hourglass.node.core.job.NextStep.failed(),
                 result.shard(),
                 result.serviceKey(),
                 result.readVersion());

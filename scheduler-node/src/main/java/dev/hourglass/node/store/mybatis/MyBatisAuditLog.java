@@ -1,6 +1,6 @@
 package dev.hourglass.node.store.mybatis;
 
-import dev.hourglass.node.bulk.AuditLog;
+import dev.hourglass.node.core.port.AuditLog;
 import java.util.List;
 import org.apache.ibatis.session.SqlSession;
 import org.apache.ibatis.session.SqlSessionFactory;

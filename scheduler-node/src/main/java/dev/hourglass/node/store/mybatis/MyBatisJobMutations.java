@@ -1,10 +1,10 @@
 package dev.hourglass.node.store.mybatis;
 
 import dev.hourglass.api.JobState;
-import dev.hourglass.node.job.AttemptHolders;
-import dev.hourglass.node.job.Job;
-import dev.hourglass.node.job.JobMutations;
-import dev.hourglass.node.job.JobTransitions;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.job.JobTransitions;
+import dev.hourglass.node.core.port.AttemptHolders;
+import dev.hourglass.node.core.port.JobMutations;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

@@ -2,14 +2,15 @@ package dev.hourglass.node.store.mybatis;
 
 import dev.hourglass.api.HourglassException;
 import dev.hourglass.api.JobState;
-import dev.hourglass.node.job.Execution;
-import dev.hourglass.node.job.Job;
-import dev.hourglass.node.job.JobPage;
-import dev.hourglass.node.job.JobQuery;
-import dev.hourglass.node.job.JobRepository;
-import dev.hourglass.node.job.StoreContendedException;
-import dev.hourglass.node.job.StoreOutcomeUnknownException;
-import dev.hourglass.node.job.StoreUnavailableException;
+import dev.hourglass.node.core.job.Execution;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.job.JobPage;
+import dev.hourglass.node.core.job.JobQuery;
+import dev.hourglass.node.core.port.JobReads;
+import dev.hourglass.node.core.port.JobWrites;
+import dev.hourglass.node.core.port.StoreContendedException;
+import dev.hourglass.node.core.port.StoreOutcomeUnknownException;
+import dev.hourglass.node.core.port.StoreUnavailableException;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,7 +30,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link JobRepository} on MyBatis. A bizKey is unique per app across live and final jobs: the
+ * {@link JobReads} and {@link JobWrites} on MyBatis. A bizKey is unique per app across live and final jobs: the
  * submit takes the key in the registry table {@code hg_biz_key} in the same transaction as the
  * job's insert, so of two concurrent submits with one key exactly one creates a job (the other
  * waits on the key's row lock, then finds the winner), and a key stays its job's after the job has
@@ -38,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * <p>A batch is one transaction: either every new job of it is committed, or none (a failure
  * answers an error for the whole call, and a retry of it creates nothing twice).
  */
-public final class MyBatisJobRepository implements JobRepository {
+public final class MyBatisJobRepository implements JobReads, JobWrites {
     private static final Logger LOG = LoggerFactory.getLogger(MyBatisJobRepository.class);
     private static final int TRIES_WITH_FRESH_IDS = 3;
 

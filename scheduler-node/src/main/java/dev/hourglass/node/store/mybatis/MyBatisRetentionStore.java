@@ -1,6 +1,6 @@
 package dev.hourglass.node.store.mybatis;
 
-import dev.hourglass.node.retention.RetentionStore;
+import dev.hourglass.node.core.port.RetentionStore;
 import java.util.List;
 import java.util.StringJoiner;
 import org.apache.ibatis.session.SqlSession;

@@ -1,11 +1,11 @@
 package dev.hourglass.node.store.mybatis;
 
-import dev.hourglass.node.catalog.AckMode;
-import dev.hourglass.node.catalog.AlertPolicy;
-import dev.hourglass.node.catalog.Protocol;
-import dev.hourglass.node.catalog.ServiceDefinition;
-import dev.hourglass.node.catalog.ServiceRepository;
-import dev.hourglass.node.job.Backoff;
+import dev.hourglass.node.core.job.Backoff;
+import dev.hourglass.node.core.port.ServiceRepository;
+import dev.hourglass.node.core.service.AckMode;
+import dev.hourglass.node.core.service.AlertPolicy;
+import dev.hourglass.node.core.service.Protocol;
+import dev.hourglass.node.core.service.ServiceDefinition;
 import java.util.List;
 import java.util.Optional;
 import org.apache.ibatis.session.SqlSession;

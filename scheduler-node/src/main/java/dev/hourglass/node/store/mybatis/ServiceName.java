@@ -1,6 +1,6 @@
 package dev.hourglass.node.store.mybatis;
 
-import dev.hourglass.node.job.Job;
+import dev.hourglass.node.core.job.Job;
 
 /** A service as the job tables name it, split from its key ({@code app/service}). */
 public record ServiceName(String app, String service) {

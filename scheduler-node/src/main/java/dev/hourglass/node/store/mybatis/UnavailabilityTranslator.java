@@ -1,7 +1,7 @@
 package dev.hourglass.node.store.mybatis;
 
-import dev.hourglass.node.job.StoreContendedException;
-import dev.hourglass.node.job.StoreUnavailableException;
+import dev.hourglass.node.core.port.StoreContendedException;
+import dev.hourglass.node.core.port.StoreUnavailableException;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;

@@ -3,8 +3,8 @@ package dev.hourglass.node.dispatch.dubbo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hourglass.api.CallbackResult;
-import dev.hourglass.node.dispatch.DeliveryResult;
-import dev.hourglass.node.job.AttemptOutcome;
+import dev.hourglass.node.core.job.AttemptOutcome;
+import dev.hourglass.node.core.port.DeliveryResult;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import org.apache.dubbo.remoting.RemotingException;

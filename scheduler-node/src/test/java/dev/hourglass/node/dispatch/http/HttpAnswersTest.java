@@ -2,8 +2,8 @@ package dev.hourglass.node.dispatch.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.hourglass.node.dispatch.DeliveryResult;
-import dev.hourglass.node.job.AttemptOutcome;
+import dev.hourglass.node.core.job.AttemptOutcome;
+import dev.hourglass.node.core.port.DeliveryResult;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.ConnectException;

@@ -2,8 +2,8 @@ package dev.hourglass.node.store.mybatis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.hourglass.node.job.StoreContendedException;
-import dev.hourglass.node.job.StoreUnavailableException;
+import dev.hourglass.node.core.port.StoreContendedException;
+import dev.hourglass.node.core.port.StoreUnavailableException;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTimeoutException;

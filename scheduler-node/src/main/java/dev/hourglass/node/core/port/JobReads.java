@@ -1,0 +1,26 @@
+package dev.hourglass.node.core.port;
+
+import dev.hourglass.node.core.job.Execution;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.job.JobPage;
+import dev.hourglass.node.core.job.JobQuery;
+import java.util.List;
+import java.util.Optional;
+
+/** Storage port for reading jobs, live and final alike. Reads change nothing. */
+public interface JobReads {
+
+    Optional<Job> find(long id);
+
+    Optional<Job> findByBizKey(String app, String bizKey);
+
+    JobPage search(JobQuery query);
+
+    /** The job's attempts, oldest first. */
+    List<Execution> executions(long jobId);
+
+    /** Live jobs counted by app, service and state ({@code app == null}: every app). */
+    List<LiveCount> countLive(String app);
+
+    record LiveCount(String app, String service, String state, long count) {}
+}

@@ -1,0 +1,22 @@
+package dev.hourglass.node.core.port;
+
+import dev.hourglass.node.core.service.ServiceDefinition;
+import java.util.Optional;
+
+/**
+ * The services as the firing path reads them: from memory, so a send never waits for the
+ * database (a service not seen yet is read once, then remembered). Changes made elsewhere in the
+ * cluster arrive with the next {@link #refresh()}. Thread-safe.
+ */
+public interface ServiceLookup {
+    Optional<ServiceDefinition> find(String app, String name);
+
+    /** {@link #find} by the service's key, {@code app/name}. */
+    default Optional<ServiceDefinition> findByKey(String serviceKey) {
+        int slash = serviceKey.indexOf('/');
+        return find(serviceKey.substring(0, slash), serviceKey.substring(slash + 1));
+    }
+
+    /** Reads every service again; on a failure keeps the last known set. */
+    void refresh();
+}

@@ -1,8 +1,0 @@
-package dev.hourglass.node.timeindex;
-
-class SortedFireTimeIndexTest extends FireTimeIndexContract {
-    @Override
-    protected FireTimeIndex create(int capacity, Runnable onEarlierHead) {
-        return new SortedFireTimeIndex(capacity, onEarlierHead);
-    }
-}
