@@ -40,6 +40,7 @@ import dev.hourglass.node.dispatch.http.HttpWebhookSender;
 import dev.hourglass.node.dispatch.kafka.KafkaDispatcher;
 import dev.hourglass.node.dubbo.DubboRuntime;
 import dev.hourglass.node.firing.ClusterContext;
+import dev.hourglass.node.firing.EngineSchedulers;
 import dev.hourglass.node.firing.EngineSettings;
 import dev.hourglass.node.firing.FiringEngine;
 import dev.hourglass.node.manage.GroupCommit;
@@ -220,7 +221,8 @@ public final class HourglassNode implements AutoCloseable {
                             e.claimThreads,
                             e.resultBatch,
                             e.claimLeadMs,
-                            e.resultLingerMs));
+                            e.resultLingerMs),
+                    EngineSchedulers.threaded(clock, e.claimThreads));
             engine.writeReportedResultsThrough(new MyBatisAttemptStore(sessions, nodeId, sqlFailures));
             Gauge.builder("hourglass.results.pending", engine, FiringEngine::pendingResults)
                     .description("attempt results queued to be written (grows while the database refuses writes)")

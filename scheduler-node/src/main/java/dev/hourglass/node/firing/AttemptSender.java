@@ -1,5 +1,6 @@
 package dev.hourglass.node.firing;
 
+import dev.hourglass.node.background.TaskScheduler;
 import dev.hourglass.node.core.job.AttemptEndings;
 import dev.hourglass.node.core.job.AttemptOutcome;
 import dev.hourglass.node.core.job.AttemptResult;
@@ -22,9 +23,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.IntUnaryOperator;
 import org.slf4j.Logger;
@@ -97,7 +95,7 @@ final class AttemptSender {
      */
     private final Map<Long, Mark> sentLately = new ConcurrentHashMap<>();
 
-    private final ScheduledExecutorService timer;
+    private final TaskScheduler timer;
 
     /**
      * @param limitShare this node's share of a cluster-wide {@code maxInFlight}
@@ -119,7 +117,8 @@ final class AttemptSender {
             Consumer<String> claimSlotFreed,
             Consumer<AttemptResult> results,
             Consumer<Job> givenBack,
-            ScheduledExecutorService timer) {
+            TaskScheduler timer,
+            TaskScheduler fenceScheduler) {
         this.catalog = catalog;
         this.dispatcher = dispatcher;
         this.shards = shards;
@@ -130,7 +129,7 @@ final class AttemptSender {
         this.results = results;
         this.givenBack = givenBack;
         this.timer = timer;
-        this.fence = new SendFence(store, nodeId, clock, new SendFence.Verdicts() {
+        this.fence = new SendFence(store, nodeId, clock, fenceScheduler, new SendFence.Verdicts() {
             @Override
             public void current(PendingSend send) {
                 // checked again after the database round trip, which a rebalance can slow down
@@ -309,16 +308,16 @@ final class AttemptSender {
      */
     private static final class Waiting {
         final PendingSend send;
-        volatile ScheduledFuture<?> future;
+        volatile TaskScheduler.Scheduled timerTask;
 
         Waiting(PendingSend send) {
             this.send = send;
         }
 
         void cancelTimer() {
-            ScheduledFuture<?> f = future;
-            if (f != null) {
-                f.cancel(false);
+            TaskScheduler.Scheduled t = timerTask;
+            if (t != null) {
+                t.cancel();
             }
         }
     }
@@ -326,20 +325,17 @@ final class AttemptSender {
     private void waitFor(PendingSend send, long wait) {
         Waiting w = new Waiting(send);
         waiting.put(send.job().id(), w); // before the timer can fire
-        w.future = timer.schedule(
-                () -> {
-                    try {
-                        whenDue(w);
-                    } catch (RuntimeException | Error e) { // a scheduled future would keep it to itself
-                        LOG.error(
-                                "job {} attempt {}: sending at its fire time failed",
-                                send.job().id(),
-                                send.job().attempts(),
-                                e);
-                    }
-                },
-                wait,
-                TimeUnit.MILLISECONDS);
+        w.timerTask = timer.after(wait, () -> {
+            try {
+                whenDue(w);
+            } catch (RuntimeException | Error e) { // said with the job: the scheduler's log would not
+                LOG.error(
+                        "job {} attempt {}: sending at its fire time failed",
+                        send.job().id(),
+                        send.job().attempts(),
+                        e);
+            }
+        });
     }
 
     private void whenDue(Waiting w) {

@@ -1,6 +1,10 @@
 package dev.hourglass.node.firing;
 
 import dev.hourglass.api.JobState;
+import dev.hourglass.node.background.Guarded;
+import dev.hourglass.node.background.Lifecycle;
+import dev.hourglass.node.background.PeriodicTask;
+import dev.hourglass.node.background.TaskScheduler;
 import dev.hourglass.node.core.job.AttemptEndings;
 import dev.hourglass.node.core.job.AttemptOutcome;
 import dev.hourglass.node.core.job.AttemptResult;
@@ -23,14 +27,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,11 +39,16 @@ import org.slf4j.LoggerFactory;
  * the {@link AttemptSender} (which sends them on time, fenced), and writes the results
  * ({@link OutcomeWriter}); the {@link TimeoutSweep} ends attempts nobody will answer for.
  *
- * <p>Threads: one firing thread waits for the earliest due time and hands batches of due jobs to
- * {@code claimThreads} claimers; dispatchers complete deliveries on their own threads; one writer
- * thread writes results in batches; one fence thread writes the sender's give-backs and deadline
- * renewals (never on the way of a send); one timer thread releases claimed-ahead attempts at their fire time; one housekeeping thread runs the
- * loader, the catch-up sweep, the timeout sweep and the service refresh.
+ * <p>Where its work runs ({@link EngineSchedulers}, passed in: threads in the node, one manual
+ * scheduler in unit tests): claim rounds, planned for the moment the earliest due job is half a
+ * claim lead away, hand batches of due jobs to the claimers; dispatchers complete deliveries on
+ * their own threads; the result writer writes results in batches; the fence writes the sender's
+ * give-backs and deadline renewals (never on the way of a send); the send timer releases
+ * claimed-ahead attempts at their fire time; housekeeping runs the named periodic tasks ({@link
+ * LoadWindowTask}, {@link CatchUpTask}, {@link TimeoutSweep}, {@link ServiceRefreshTask}; {@link
+ * SilentSendWatchTask} on the send timer).
+ *
+ * <p>Lifecycle: LATENT → STARTED ({@link #start()}, once) → CLOSED ({@link #stop} or {@link #halt}).
  *
  * <p>Never early: a job leaves memory only when the clock has reached its due time minus the claim
  * lead, the claim re-checks {@code due_at <= now + lead} in the database, and the sender holds the
@@ -53,11 +57,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class FiringEngine implements FiringControl {
     private static final Logger LOG = LoggerFactory.getLogger(FiringEngine.class);
+    /** A round looks again at least this often, whatever it expects (a clock set forward, a lost signal). */
     private static final long MAX_WAIT_MS = 250;
-    /** How often the firing loop looks again for the shard lease while it is not held. */
+    /** How often the claim rounds look again for the shard lease while it is not held. */
     private static final long LEASE_WAIT_MS = 20;
-    /** When the firing loop saw the shard lease lapse (nanoTime; 0: held). Its thread only. */
-    private long leaseLapsedAt;
     /** How long a graceful stop lets the result writer retry a database that refuses its writes. */
     private static final long WRITER_STOP_MS = 10_000;
     /**
@@ -68,7 +71,7 @@ public final class FiringEngine implements FiringControl {
      */
     static final long[] HANDOFF_REREAD_MS = {300, 1_000};
 
-    /** The engine's ports: storage, the service catalog, delivery and what it reports. */
+    /** The engine's ports: storage, the services, delivery and what it reports. */
     public record Ports(AttemptStore store, ServiceLookup catalog, Dispatcher dispatcher, FiringListener listener) {}
 
     private final AttemptStore store;
@@ -79,9 +82,9 @@ public final class FiringEngine implements FiringControl {
     private final EngineSettings settings;
     private final ClusterContext cluster;
     private final FiringListener listener;
+    private final EngineSchedulers run;
+    private final Lifecycle lifecycle = new Lifecycle("firing engine");
 
-    private final ReentrantLock wakeLock = new ReentrantLock();
-    private final Condition wake = wakeLock.newCondition();
     private final FireTimeIndex index;
     private final WindowLoader loader;
     private final ServiceCapacity capacity;
@@ -89,19 +92,30 @@ public final class FiringEngine implements FiringControl {
     private final AttemptSender sender;
     private final TimeoutSweep timeoutSweep;
     private final Semaphore claimSlots;
-    private final ScheduledExecutorService sendTimer;
 
-    private ExecutorService claimers;
-    private ScheduledExecutorService housekeeping;
-    private Thread firingThread;
-    private Thread writerThread;
-    private Thread fenceThread;
+    /** The next claim round, planned on {@code run.firing()}; guarded by {@code roundLock}. */
+    private final Object roundLock = new Object();
+
+    private long roundPlannedAt = Long.MAX_VALUE;
+    private TaskScheduler.Scheduled plannedRound;
+    /** A round found every claim slot taken: the claim that frees one plans the next round. */
+    private final AtomicBoolean roundWaitsForSlot = new AtomicBoolean();
+    /** When the rounds saw the shard lease lapse ({@link TaskScheduler#nanoTime()}; 0: held). Rounds only. */
+    private long leaseLapsedAt;
+
+    private final List<TaskScheduler.Scheduled> housekeepingPlans = new ArrayList<>();
+    private TaskScheduler.Scheduled silentSendWatch;
     private volatile boolean firing;
     private final Object ownedLock = new Object();
     private Set<Integer> ownedBefore;
 
     public FiringEngine(
-            Ports ports, ShardOwnership shards, ClusterContext cluster, Clock clock, EngineSettings settings) {
+            Ports ports,
+            ShardOwnership shards,
+            ClusterContext cluster,
+            Clock clock,
+            EngineSettings settings,
+            EngineSchedulers schedulers) {
         this.store = ports.store();
         this.reportedResults = ports.store();
         this.catalog = ports.catalog();
@@ -110,9 +124,16 @@ public final class FiringEngine implements FiringControl {
         this.settings = settings;
         this.cluster = cluster;
         this.listener = ports.listener();
-        this.index = new SortedFireTimeIndex(settings.indexCapacity(), this::signal);
+        this.run = schedulers;
+        this.index = new SortedFireTimeIndex(settings.indexCapacity(), this::earlierHead);
         this.writer = new OutcomeWriter(
-                store, clock, settings.resultBatch(), settings.resultLingerMs(), this::afterWrite, listener);
+                store,
+                schedulers.results(),
+                clock,
+                settings.resultBatch(),
+                settings.resultLingerMs(),
+                this::afterWrite,
+                listener);
         this.claimSlots = new Semaphore(settings.claimThreads());
         this.capacity = new ServiceCapacity(this::limitShareOf, this::reoffer);
         this.loader = new WindowLoader(
@@ -124,7 +145,6 @@ public final class FiringEngine implements FiringControl {
                 capacity::parked,
                 capacity::isParked,
                 () -> capacity.saturated(WindowLoader.MAX_SKIPPED_SERVICES));
-        this.sendTimer = Executors.newSingleThreadScheduledExecutor(named("hourglass-send-timer"));
         this.sender = new AttemptSender(
                 store,
                 cluster.nodeId(),
@@ -137,7 +157,8 @@ public final class FiringEngine implements FiringControl {
                 capacity::release,
                 writer::submit,
                 job -> loader.admit(new IndexEntry(job.id(), job.fireAt(), job.serviceKey(), job.shard())),
-                sendTimer);
+                schedulers.sendTimer(),
+                schedulers.fence());
         this.timeoutSweep = new TimeoutSweep(
                 store,
                 catalog,
@@ -153,7 +174,7 @@ public final class FiringEngine implements FiringControl {
 
     /**
      * Runs on the coordinator's thread: memory only, never the database (the loader's reads are
-     * queued on the housekeeping thread).
+     * planned on the housekeeping scheduler).
      */
     private void shardsChanged(List<Integer> owned) {
         Set<Integer> kept = Set.copyOf(owned);
@@ -167,44 +188,34 @@ public final class FiringEngine implements FiringControl {
         capacity.dropShards(kept);
         loader.shardsChanged(owned);
         timeoutSweep.watchOrphans();
-        ScheduledExecutorService h = housekeeping;
-        if (h != null && !h.isShutdown()) {
-            h.execute(quietly("load", loader::extend)); // newly owned shards: load them now, not next tick
+        if (firing) {
+            housekeep(0, "load", loader::extend); // newly owned shards: load them now, not next tick
             if (gained) {
                 for (long after : HANDOFF_REREAD_MS) {
-                    h.schedule(quietly("hand-off re-read", loader::catchUp), after, TimeUnit.MILLISECONDS);
+                    housekeep(after, "hand-off re-read", loader::catchUp);
                 }
             }
         }
     }
 
-    public synchronized void start() {
+    /** LATENT → STARTED: starts the schedulers, reads the window, plans the periodic tasks and the first round. */
+    public void start() {
+        lifecycle.start();
         firing = true;
-        claimers = Executors.newFixedThreadPool(settings.claimThreads(), named("hourglass-claim"));
-        housekeeping = Executors.newSingleThreadScheduledExecutor(named("hourglass-housekeeping"));
-        writerThread = named("hourglass-results").newThread(writer);
-        writerThread.start();
-        fenceThread = named("hourglass-send-fence").newThread(sender.fence());
-        fenceThread.start();
+        run.start();
         catalog.refresh();
         loader.extend();
-        housekeeping.scheduleWithFixedDelay(
-                quietly("load", loader::extend),
-                settings.loadIntervalMs(),
-                settings.loadIntervalMs(),
-                TimeUnit.MILLISECONDS);
-        housekeeping.scheduleWithFixedDelay(
-                quietly("catch-up", loader::catchUp), 0, settings.catchUpIntervalMs(), TimeUnit.MILLISECONDS);
-        housekeeping.scheduleWithFixedDelay(
-                quietly("timeout sweep", timeoutSweep),
-                settings.timeoutSweepIntervalMs(),
-                settings.timeoutSweepIntervalMs(),
-                TimeUnit.MILLISECONDS);
-        housekeeping.scheduleWithFixedDelay(quietly("service refresh", catalog::refresh), 5, 5, TimeUnit.SECONDS);
-        sendTimer.scheduleWithFixedDelay(
-                quietly("giving up on silent sends", sender::giveUpOnSilentSends), 1, 1, TimeUnit.SECONDS);
-        firingThread = named("hourglass-firing").newThread(this::fireLoop);
-        firingThread.start();
+        TaskScheduler h = run.housekeeping();
+        synchronized (housekeepingPlans) {
+            housekeepingPlans.add(PeriodicTask.every(
+                    h, new LoadWindowTask(loader), settings.loadIntervalMs(), settings.loadIntervalMs()));
+            housekeepingPlans.add(PeriodicTask.every(h, new CatchUpTask(loader), 0, settings.catchUpIntervalMs()));
+            housekeepingPlans.add(PeriodicTask.every(
+                    h, timeoutSweep, settings.timeoutSweepIntervalMs(), settings.timeoutSweepIntervalMs()));
+            housekeepingPlans.add(PeriodicTask.every(h, new ServiceRefreshTask(catalog), 5_000, 5_000));
+        }
+        silentSendWatch = PeriodicTask.every(run.sendTimer(), new SilentSendWatchTask(sender), 1_000, 1_000);
+        planRound(clock.millis());
     }
 
     /**
@@ -215,21 +226,24 @@ public final class FiringEngine implements FiringControl {
      * back when the shards went (the node gives them up before it stops its engine). The node
      * leaves the cluster only after this returns (docs/cluster.md, "Stopping a node"): results
      * still unwritten then (the database refusing writes) are, for the new owners, attempts of a
-     * node that left, and are sent again.
+     * node that left, and are sent again. Every wait is on the schedulers' monotonic time.
      */
     public void stop(long graceMs) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMs);
+        if (!lifecycle.close()) {
+            return;
+        }
+        TaskScheduler timing = run.sendTimer();
+        long deadline = timing.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMs);
         firing = false;
-        signal();
-        if (housekeeping != null) {
-            housekeeping.shutdown(); // no more reads: a long one ends while deliveries finish
+        cancelHousekeeping(); // no more reads: one under way ends while deliveries finish
+        run.firing().close(5_000);
+        run.claims().close(10_000);
+        if (silentSendWatch != null) {
+            silentSendWatch.cancel();
         }
-        joinQuietly(firingThread, 5_000);
-        shutdown(claimers, 10_000);
-        shutdown(sendTimer, settings.claimLeadMs() + 1_000); // claimed ahead: still sent at their time
-        while (sender.inFlight() > 0 && System.nanoTime() - deadline < 0) {
-            sleepQuietly(20);
-        }
+        run.sendTimer().close(settings.claimLeadMs() + 1_000); // claimed ahead: still sent at their time
+        timing.awaitUntil(
+                () -> sender.inFlight() == 0, Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - timing.nanoTime())));
         int abandoned = sender.abandonSends("no answer before node " + cluster.nodeId()
                 + " stopped (engine.shutdownGraceMs " + graceMs + " ms): the receiver may still complete it");
         if (abandoned > 0) {
@@ -238,27 +252,19 @@ public final class FiringEngine implements FiringControl {
                     abandoned,
                     graceMs);
         }
-        shutdown(housekeeping, 5_000);
-        sender.fence().finish();
-        joinQuietly(fenceThread, 5_000);
+        run.housekeeping().close(5_000);
+        sender.fence().finish(5_000);
+        run.fence().close(1_000);
         writer.finish(WRITER_STOP_MS);
-        joinQuietly(writerThread, WRITER_STOP_MS + 1_000);
+        run.results().close(1_000);
     }
 
-    /** Stops every thread at once and writes nothing more: what a crash leaves behind (for tests). */
+    /** Stops every scheduler at once and writes nothing more: what a crash leaves behind (for tests). */
     public void halt() {
+        lifecycle.close();
         firing = false;
-        writer.finish(0);
-        sender.fence().finish();
-        for (Thread t : new Thread[] {writerThread, fenceThread, firingThread}) {
-            if (t != null) {
-                t.interrupt();
-            }
-        }
-        for (ExecutorService e : new ExecutorService[] {claimers, sendTimer, housekeeping}) {
-            if (e != null) {
-                e.shutdownNow();
-            }
+        for (TaskScheduler s : run.all()) {
+            s.close(0);
         }
     }
 
@@ -345,89 +351,142 @@ public final class FiringEngine implements FiringControl {
         return writer.pending();
     }
 
-    // ---- firing --------------------------------------------------------------------------------
+    // ---- claim rounds ----------------------------------------------------------------------------
 
-    private void signal() {
-        wakeLock.lock();
-        try {
-            wake.signalAll();
-        } finally {
-            wakeLock.unlock();
+    /** The index's head moved earlier (any thread, after the index's lock is released). */
+    private void earlierHead() {
+        planRound(roundAt());
+    }
+
+    /**
+     * A round starts when the earliest job is half the lead away and claims every job due within
+     * the whole lead: at a steady rate that is half a lead's worth of jobs in one transaction
+     * instead of one transaction per job, and the claim still has half the lead to commit before
+     * the first of them is due.
+     */
+    private long roundAt() {
+        long next = index.nextDueAt();
+        return next == Long.MAX_VALUE ? Long.MAX_VALUE : next - settings.claimLeadMs() / 2;
+    }
+
+    /**
+     * Plans a round for {@code at}, unless one is planned as early already. Any thread: a round
+     * clears its plan before it looks at the index, so a head that moves earlier during a round
+     * plans the next one and is never missed.
+     */
+    private void planRound(long at) {
+        synchronized (roundLock) {
+            if (!firing || at >= roundPlannedAt) {
+                return;
+            }
+            if (plannedRound != null) {
+                plannedRound.cancel();
+            }
+            roundPlannedAt = at;
+            plannedRound = run.firing().at(at, this::round);
         }
     }
 
-    private void fireLoop() {
-        while (firing) {
-            try {
-                // a round starts when the earliest job is half the lead away and claims every job
-                // due within the whole lead: at a steady rate that is half a lead's worth of jobs
-                // in one transaction instead of one transaction per job, and the claim still has
-                // half the lead to commit before the first of them is due
-                long roundAt = index.nextDueAt() - settings.claimLeadMs() / 2;
-                long now = clock.millis();
-                if (roundAt > now) {
-                    awaitWake(Math.min(roundAt - now, MAX_WAIT_MS));
-                    continue;
+    private void round() {
+        synchronized (roundLock) {
+            roundPlannedAt = Long.MAX_VALUE;
+            plannedRound = null;
+        }
+        if (!firing) {
+            return;
+        }
+        long next;
+        try {
+            next = claimRound();
+        } catch (RuntimeException e) {
+            LOG.error("claim round error", e);
+            next = clock.millis() + 100;
+        }
+        planRound(Math.min(next, clock.millis() + MAX_WAIT_MS));
+    }
+
+    /** One round: hands the jobs due within the claim lead to a claimer; returns when to look next. */
+    private long claimRound() {
+        long now = clock.millis();
+        long roundAt = roundAt();
+        if (roundAt > now) {
+            return roundAt;
+        }
+        if (!shards.leaseHeld()) { // out of touch with the cluster: claim nothing until back
+            if (leaseLapsedAt == 0 && !shards.current().isEmpty()) {
+                leaseLapsedAt = run.firing().nanoTime();
+                LOG.warn("shard lease lapsed (no answer from ZooKeeper): claiming and sending nothing");
+            }
+            return now + LEASE_WAIT_MS;
+        }
+        if (leaseLapsedAt != 0) { // what the sender gave back meanwhile is in the database only
+            LOG.info(
+                    "shard lease held again after {} ms",
+                    TimeUnit.NANOSECONDS.toMillis(run.firing().nanoTime() - leaseLapsedAt));
+            leaseLapsedAt = 0;
+            housekeep(0, "re-read after the lease came back", loader::catchUp);
+        }
+        if (!takeClaimSlot()) {
+            return Long.MAX_VALUE; // the claim that frees a slot plans the next round
+        }
+        boolean handedOver = false;
+        try {
+            List<IndexEntry> due = index.pollDue(clock.millis() + settings.claimLeadMs(), settings.claimBatch());
+            List<IndexEntry> owned = new ArrayList<>(due.size());
+            for (IndexEntry e : due) {
+                if (shards.owns(e.shard())) { // one that moved away meanwhile is its new owner's
+                    owned.add(e);
                 }
-                if (!shards.leaseHeld()) { // out of touch with the cluster: claim nothing until back
-                    if (leaseLapsedAt == 0 && !shards.current().isEmpty()) {
-                        leaseLapsedAt = System.nanoTime();
-                        LOG.warn("shard lease lapsed (no answer from ZooKeeper): claiming and sending nothing");
+            }
+            List<IndexEntry> ready = capacity.admit(owned);
+            if (!ready.isEmpty()) {
+                run.claims().execute(() -> {
+                    try {
+                        claimAndFire(ready);
+                    } finally {
+                        releaseClaimSlot();
                     }
-                    awaitWake(LEASE_WAIT_MS);
-                    continue;
-                }
-                if (leaseLapsedAt != 0) { // what the sender gave back meanwhile is in the database only
-                    LOG.info("shard lease held again after {} ms", (System.nanoTime() - leaseLapsedAt) / 1_000_000);
-                    leaseLapsedAt = 0;
-                    ScheduledExecutorService h = housekeeping;
-                    if (h != null) {
-                        h.execute(quietly("re-read after the lease came back", loader::catchUp));
-                    }
-                }
-                claimSlots.acquire();
-                boolean handedOver = false;
-                try {
-                    List<IndexEntry> due =
-                            index.pollDue(clock.millis() + settings.claimLeadMs(), settings.claimBatch());
-                    List<IndexEntry> owned = new ArrayList<>(due.size());
-                    for (IndexEntry e : due) {
-                        if (shards.owns(e.shard())) { // one that moved away meanwhile is its new owner's
-                            owned.add(e);
-                        }
-                    }
-                    List<IndexEntry> ready = capacity.admit(owned);
-                    if (!ready.isEmpty()) {
-                        claimers.execute(() -> {
-                            try {
-                                claimAndFire(ready);
-                            } finally {
-                                claimSlots.release();
-                            }
-                        });
-                        handedOver = true;
-                    }
-                } finally {
-                    if (!handedOver) {
-                        claimSlots.release(); // a slot kept by a failed round would stop firing for good
-                    }
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (RuntimeException e) {
-                LOG.error("firing loop error", e);
-                sleepQuietly(100);
+                });
+                handedOver = true;
+            }
+        } finally {
+            if (!handedOver) {
+                releaseClaimSlot(); // a slot kept by a failed round would stop firing for good
             }
         }
+        return now; // at once: more may be due
     }
 
-    private void awaitWake(long ms) throws InterruptedException {
-        wakeLock.lock();
-        try {
-            wake.awaitNanos(TimeUnit.MILLISECONDS.toNanos(Math.max(ms, 1)));
-        } finally {
-            wakeLock.unlock();
+    private boolean takeClaimSlot() {
+        if (claimSlots.tryAcquire()) {
+            return true;
+        }
+        roundWaitsForSlot.set(true);
+        if (claimSlots.tryAcquire()) { // freed between the two looks: its claim saw no waiting round
+            roundWaitsForSlot.set(false);
+            return true;
+        }
+        return false;
+    }
+
+    private void releaseClaimSlot() {
+        claimSlots.release();
+        if (roundWaitsForSlot.compareAndSet(true, false)) {
+            planRound(clock.millis());
+        }
+    }
+
+    /** Runs {@code task} on the housekeeping scheduler {@code afterMs} from now, while the engine fires. */
+    private void housekeep(long afterMs, String what, Runnable task) {
+        if (firing) {
+            run.housekeeping().after(afterMs, Guarded.of(what, task));
+        }
+    }
+
+    private void cancelHousekeeping() {
+        synchronized (housekeepingPlans) {
+            housekeepingPlans.forEach(TaskScheduler.Scheduled::cancel);
+            housekeepingPlans.clear();
         }
     }
 
@@ -453,9 +512,9 @@ public final class FiringEngine implements FiringControl {
         long now = clock.millis();
         AttemptStore.Claim claim;
         try {
-            long started = System.nanoTime();
+            long started = run.claims().nanoTime();
             claim = store.claim(ids, cluster.nodeId(), now, now + settings.claimLeadMs());
-            listener.claimed(ids.size(), System.nanoTime() - started);
+            listener.claimed(ids.size(), run.claims().nanoTime() - started);
         } catch (RuntimeException e) {
             LOG.error("claiming {} jobs failed; they stay DELAYED and are tried again: {}", ids.size(), e.toString());
             long retryAt = now + 1_000;
@@ -507,60 +566,6 @@ public final class FiringEngine implements FiringControl {
                 loader.admit(new IndexEntry(r.jobId(), r.next().retryAt(), r.serviceKey(), r.shard()));
             }
             listener.ended(r);
-        }
-    }
-
-    // ---- plumbing ------------------------------------------------------------------------------
-
-    private static Runnable quietly(String what, Runnable task) {
-        return () -> {
-            try {
-                task.run();
-            } catch (RuntimeException e) {
-                LOG.warn("{} failed: {}", what, e.toString());
-            }
-        };
-    }
-
-    private static ThreadFactory named(String name) {
-        return r -> {
-            Thread t = new Thread(r, name);
-            t.setDaemon(true);
-            return t;
-        };
-    }
-
-    private static void shutdown(ExecutorService executor, long waitMs) {
-        if (executor == null) {
-            return;
-        }
-        executor.shutdown();
-        try {
-            if (!executor.awaitTermination(waitMs, TimeUnit.MILLISECONDS)) {
-                executor.shutdownNow();
-            }
-        } catch (InterruptedException e) {
-            executor.shutdownNow();
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private static void joinQuietly(Thread t, long ms) {
-        if (t == null) {
-            return;
-        }
-        try {
-            t.join(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private static void sleepQuietly(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }

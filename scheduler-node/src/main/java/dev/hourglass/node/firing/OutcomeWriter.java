@@ -1,5 +1,7 @@
 package dev.hourglass.node.firing;
 
+import dev.hourglass.node.background.BatchLoop;
+import dev.hourglass.node.background.TaskScheduler;
 import dev.hourglass.node.core.job.AttemptResult;
 import dev.hourglass.node.core.port.AttemptStore;
 import dev.hourglass.node.core.port.FiringListener;
@@ -9,14 +11,14 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes attempt results in batches from one thread. A write waits {@code lingerMs} after its first
+ * Writes attempt results in batches, one batch at a time, on the engine's result scheduler
+ * ({@link BatchLoop}). A write waits {@code lingerMs} after its first
  * result for the others of that time: a result transaction costs about the same for one job as for
  * dozens, so at a steady rate the linger saves a commit per job.
  *
@@ -40,20 +42,21 @@ import org.slf4j.LoggerFactory;
  *       ends FAILED with the error in its execution log — and counted.
  * </ul>
  */
-final class OutcomeWriter implements Runnable {
+final class OutcomeWriter {
     private static final Logger LOG = LoggerFactory.getLogger(OutcomeWriter.class);
     /** While writes fail, one error line per this many failed tries (once a second each). */
     static final int LOG_EVERY_TRIES = 60;
     /** Tries of a batch that fails otherwise than by the database being unavailable. */
     static final int MAX_TRIES_UNEXPECTED = 60;
+    /** While the database refuses the writes, a batch is tried again this often. */
+    private static final long RETRY_MS = 1_000;
 
     private final AttemptStore store;
     private final Clock clock;
-    private final int batchSize;
-    private final long lingerMs;
     private final Consumer<List<AttemptResult>> afterWrite;
     private final FiringListener listener;
-    private final LinkedBlockingQueue<AttemptResult> queue = new LinkedBlockingQueue<>();
+    private final TaskScheduler scheduler;
+    private final BatchLoop<AttemptResult> loop;
     /** Attempts with a result queued or being written, and how many results each has there. */
     private final ConcurrentHashMap<AttemptKey, Integer> pending = new ConcurrentHashMap<>();
 
@@ -63,11 +66,16 @@ final class OutcomeWriter implements Runnable {
         }
     }
 
-    private volatile boolean running = true;
-    private volatile long stopBy = Long.MAX_VALUE;
+    /** Failed tries of the batch being written; the writer's runs only (one at a time). */
+    private int tries;
+
+    private volatile boolean finishing;
+    /** When a stop's wait for the writes ends ({@link TaskScheduler#nanoTime()}). */
+    private volatile long stopBy;
 
     OutcomeWriter(
             AttemptStore store,
+            TaskScheduler scheduler,
             Clock clock,
             int batchSize,
             long lingerMs,
@@ -76,9 +84,9 @@ final class OutcomeWriter implements Runnable {
         this.listener = listener;
         this.store = store;
         this.clock = clock;
-        this.batchSize = batchSize;
-        this.lingerMs = lingerMs;
         this.afterWrite = afterWrite;
+        this.scheduler = scheduler;
+        this.loop = new BatchLoop<>("result writer", scheduler, batchSize, lingerMs, this::writeBatch);
     }
 
     /**
@@ -104,7 +112,7 @@ final class OutcomeWriter implements Runnable {
         } else {
             pending.merge(key, 1, Integer::sum);
         }
-        queue.add(result);
+        loop.add(result);
     }
 
     /** Whether the attempt has a result queued or being written. */
@@ -113,7 +121,7 @@ final class OutcomeWriter implements Runnable {
     }
 
     int pending() {
-        return queue.size();
+        return loop.queued();
     }
 
     private void done(List<AttemptResult> batch) {
@@ -122,80 +130,57 @@ final class OutcomeWriter implements Runnable {
         }
     }
 
-    @Override
-    public void run() {
-        List<AttemptResult> batch = new ArrayList<>(batchSize);
-        int tries = 0;
-        while (running || !queue.isEmpty() || !batch.isEmpty()) {
-            try {
-                if (batch.isEmpty()) {
-                    AttemptResult first = queue.poll(100, TimeUnit.MILLISECONDS);
-                    if (first == null) {
-                        continue;
-                    }
-                    batch.add(first);
-                    queue.drainTo(batch, batchSize - 1);
-                    if (batch.size() < batchSize && lingerMs > 0 && running) {
-                        // a write costs about the same for one result as for dozens (one commit):
-                        // at a steady rate, waiting a few ms gathers the results of that time
-                        Thread.sleep(lingerMs);
-                        queue.drainTo(batch, batchSize - batch.size());
-                    }
-                }
-                write(batch);
-                done(batch);
-                batch = new ArrayList<>(batchSize);
-                if (tries > 0) {
-                    LOG.info("attempt results are written again after {} failed tries", tries);
-                }
-                tries = 0;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (RuntimeException e) {
-                if (!running && System.currentTimeMillis() >= stopBy) {
-                    LOG.error(
-                            "stopping with {} attempt results unwritten; their jobs are delivered again after their"
-                                    + " timeout: {}",
-                            batch.size() + queue.size(),
-                            e.toString());
-                    return;
-                }
-                if (!(e instanceof StoreUnavailableException) && tries >= MAX_TRIES_UNEXPECTED) {
-                    // not the database being away or refusing writes: a defect that retrying will
-                    // not mend; dropped so that it cannot hold back every later result
-                    LOG.error(
-                            "dropping {} attempt results after {} failed writes; their jobs are delivered again"
-                                    + " after their timeout: {}",
-                            batch.size(),
-                            tries,
-                            e.toString());
-                    done(batch);
-                    batch = new ArrayList<>(batchSize);
-                    tries = 0;
-                    continue;
-                }
-                if (tries++ % LOG_EVERY_TRIES == 0) {
-                    LOG.error(
-                            "writing {} attempt results failed ({} more queued); retrying every second: {}",
-                            batch.size(),
-                            queue.size(),
-                            e.toString());
-                }
-                if (!sleepQuietly(
-                        running ? 1_000 : Math.max(0, Math.min(1_000, stopBy - System.currentTimeMillis())))) {
-                    return;
-                }
+    /** One batch: written, or handed again a second later while the database refuses it. */
+    private void writeBatch(List<AttemptResult> batch) {
+        try {
+            write(batch);
+            done(batch);
+            if (tries > 0) {
+                LOG.info("attempt results are written again after {} failed tries", tries);
             }
+            tries = 0;
+        } catch (RuntimeException e) {
+            long leftNanos = stopBy - scheduler.nanoTime();
+            if (finishing && leftNanos <= 0) {
+                LOG.error(
+                        "stopping with {} attempt results unwritten; their jobs are delivered again after their"
+                                + " timeout: {}",
+                        batch.size() + loop.queued(),
+                        e.toString());
+                done(batch);
+                return;
+            }
+            if (!(e instanceof StoreUnavailableException) && tries >= MAX_TRIES_UNEXPECTED) {
+                // not the database being away or refusing writes: a defect that retrying will
+                // not mend; dropped so that it cannot hold back every later result
+                LOG.error(
+                        "dropping {} attempt results after {} failed writes; their jobs are delivered again"
+                                + " after their timeout: {}",
+                        batch.size(),
+                        tries,
+                        e.toString());
+                done(batch);
+                tries = 0;
+                return;
+            }
+            if (tries++ % LOG_EVERY_TRIES == 0) {
+                LOG.error(
+                        "writing {} attempt results failed ({} more queued); retrying every second: {}",
+                        batch.size(),
+                        loop.queued(),
+                        e.toString());
+            }
+            throw new BatchLoop.RetryLater(
+                    finishing ? Math.max(0, Math.min(RETRY_MS, TimeUnit.NANOSECONDS.toMillis(leftNanos))) : RETRY_MS);
         }
     }
 
     /** Writes the batch; a refused result is isolated by halving and quarantined, the rest written. */
     private void write(List<AttemptResult> batch) {
         try {
-            long started = System.nanoTime();
+            long started = scheduler.nanoTime();
             store.record(batch, clock.millis());
-            listener.wrote(batch.size(), System.nanoTime() - started);
+            listener.wrote(batch.size(), scheduler.nanoTime() - started);
             afterWrite.accept(batch);
         } catch (PoisonResultException e) {
             if (batch.size() == 1) {
@@ -216,22 +201,14 @@ final class OutcomeWriter implements Runnable {
     }
 
     /**
-     * Asks the thread to finish once the queue is empty; while the database refuses the writes it
-     * keeps trying for {@code withinMs}, then ends, leaving the rest unwritten (their jobs stay
-     * RUNNING and are delivered again after their timeout) rather than outliving the node.
+     * Writes what is queued now without lingering, and what comes meanwhile; while the database
+     * refuses the writes it keeps trying for {@code withinMs}, then ends, leaving the rest unwritten
+     * (their jobs stay RUNNING and are delivered again after their timeout) rather than outliving
+     * the node. Returns whether everything was written.
      */
-    void finish(long withinMs) {
-        stopBy = System.currentTimeMillis() + withinMs;
-        running = false;
-    }
-
-    private static boolean sleepQuietly(long ms) {
-        try {
-            Thread.sleep(ms);
-            return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
+    boolean finish(long withinMs) {
+        stopBy = scheduler.nanoTime() + TimeUnit.MILLISECONDS.toNanos(withinMs);
+        finishing = true;
+        return loop.finish(withinMs);
     }
 }

@@ -1,18 +1,18 @@
 package dev.hourglass.node.firing;
 
+import dev.hourglass.node.background.BatchLoop;
+import dev.hourglass.node.background.TaskScheduler;
 import dev.hourglass.node.core.job.Job;
 import dev.hourglass.node.core.port.AttemptStore;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The sender's database writes, on a thread of their own so that no send waits for them: the
+ * The sender's database writes, on a scheduler of their own so that no send waits for them: the
  * give-backs of attempts the sender dropped unsent ({@link AttemptStore#unclaim}), and the renewal
  * of the deadline of an attempt that waited at its gate until little of it was left ({@link
  * AttemptStore#renewDeadlines}), which doubles as a check that the attempt is still this node's.
@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * <p>An attempt whose deadline could not be renewed (the database failed) is given back instead:
  * with its deadline that near, another node could time it out while it is delivered.
  */
-final class SendFence implements Runnable {
+final class SendFence {
     private static final Logger LOG = LoggerFactory.getLogger(SendFence.class);
     private static final int MAX_ROUND = 1_000;
 
@@ -49,10 +49,10 @@ final class SendFence implements Runnable {
     private final String nodeId;
     private final Clock clock;
     private final Verdicts verdicts;
-    private final LinkedBlockingQueue<Object> requests = new LinkedBlockingQueue<>();
-    private volatile boolean running = true;
+    private final BatchLoop<Object> requests;
 
-    SendFence(AttemptStore store, String nodeId, Clock clock, Verdicts verdicts) {
+    SendFence(AttemptStore store, String nodeId, Clock clock, TaskScheduler scheduler, Verdicts verdicts) {
+        this.requests = new BatchLoop<>("send fence", scheduler, MAX_ROUND, 0, this::handle);
         this.store = store;
         this.nodeId = nodeId;
         this.clock = clock;
@@ -74,32 +74,9 @@ final class SendFence implements Runnable {
         requests.add(new GiveBack(claimed));
     }
 
-    /** Finishes the requests queued so far, then ends the thread. */
-    void finish() {
-        running = false;
-    }
-
-    @Override
-    public void run() {
-        List<Object> round = new ArrayList<>();
-        while (running || !requests.isEmpty()) {
-            try {
-                Object first = requests.poll(100, TimeUnit.MILLISECONDS);
-                if (first == null) {
-                    continue;
-                }
-                round.add(first);
-                requests.drainTo(round, MAX_ROUND - 1);
-                handle(round);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (RuntimeException e) {
-                LOG.error("send fence round failed", e);
-            } finally {
-                round.clear();
-            }
-        }
+    /** Writes the requests queued so far, for up to {@code withinMs}; returns whether all were. */
+    boolean finish(long withinMs) {
+        return requests.finish(withinMs);
     }
 
     private void handle(List<Object> round) {

@@ -1,5 +1,6 @@
 package dev.hourglass.node.firing;
 
+import dev.hourglass.node.background.PeriodicTask;
 import dev.hourglass.node.core.job.AttemptEndings;
 import dev.hourglass.node.core.job.AttemptResult;
 import dev.hourglass.node.core.job.Backoff;
@@ -42,7 +43,7 @@ import java.util.function.Supplier;
  * its deadline left by its own clock, so the two nodes' clocks may disagree by that much plus this
  * allowance before an attempt could be ended here while its holder still sends it.
  */
-final class TimeoutSweep implements Runnable {
+final class TimeoutSweep implements PeriodicTask {
     /** After a change, orphans are looked for during this long (the new owner may load late). */
     static final long ORPHAN_WATCH_MS = 10_000;
     /**
@@ -90,6 +91,11 @@ final class TimeoutSweep implements Runnable {
     /** A node left, or this node gained shards: look for orphaned attempts for a while. */
     void watchOrphans() {
         watchOrphansUntil = clock.millis() + ORPHAN_WATCH_MS;
+    }
+
+    @Override
+    public String name() {
+        return "timeout sweep";
     }
 
     @Override

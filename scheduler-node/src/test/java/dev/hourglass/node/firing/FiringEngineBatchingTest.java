@@ -54,7 +54,8 @@ class FiringEngineBatchingTest {
                 new ShardOwnership(List.of(0)),
                 new ClusterContext("n1", () -> Set.of("n1"), limit -> limit),
                 Clock.systemUTC(),
-                new EngineSettings(60_000, 50, 100, 100, 10_000, 500, 2, 500, claimLeadMs, resultLingerMs));
+                new EngineSettings(60_000, 50, 100, 100, 10_000, 500, 2, 500, claimLeadMs, resultLingerMs),
+                EngineSchedulers.threaded(Clock.systemUTC(), 2));
         engine.start();
     }
 

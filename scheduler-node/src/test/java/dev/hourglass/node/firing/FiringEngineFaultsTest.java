@@ -93,7 +93,8 @@ class FiringEngineFaultsTest {
                 new ShardOwnership(List.of(0)),
                 ClusterContext.alone("n1"),
                 Clock.systemUTC(),
-                new EngineSettings(60_000, 50, 100, 100, 1_000, 10, 1, 10, 0, 0)); // one claim thread
+                new EngineSettings(60_000, 50, 100, 100, 1_000, 10, 1, 10, 0, 0),
+                EngineSchedulers.threaded(Clock.systemUTC(), 1)); // one claim thread
         engine.start();
         try {
             await().atMost(Duration.ofSeconds(10))
@@ -138,7 +139,8 @@ class FiringEngineFaultsTest {
                 new ShardOwnership(List.of(0)),
                 ClusterContext.alone("n1"),
                 Clock.systemUTC(),
-                new EngineSettings(60_000, 50, 100, 100, 1_000, 10, 1, 10, 0, 0));
+                new EngineSettings(60_000, 50, 100, 100, 1_000, 10, 1, 10, 0, 0),
+                EngineSchedulers.threaded(Clock.systemUTC(), 1));
         engine.start();
         try {
             await().atMost(Duration.ofSeconds(15))

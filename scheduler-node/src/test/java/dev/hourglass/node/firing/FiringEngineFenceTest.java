@@ -84,7 +84,8 @@ class FiringEngineFenceTest {
                 shards,
                 new ClusterContext("n1", () -> Set.of("n1", "n2"), limit -> limit), // n2: another live node
                 Clock.systemUTC(),
-                settings);
+                settings,
+                EngineSchedulers.threaded(Clock.systemUTC(), settings.claimThreads()));
         engine.start();
     }
 

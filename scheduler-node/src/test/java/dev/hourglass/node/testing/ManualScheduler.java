@@ -1,0 +1,166 @@
+package dev.hourglass.node.testing;
+
+import dev.hourglass.node.background.TaskScheduler;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
+
+/**
+ * A {@link TaskScheduler} on fake time: its {@link ManualClock} moves only in {@link #advance} (or
+ * in a component's {@link #awaitUntil}, which moves it as a real wait would pass time), and every
+ * task runs on the calling thread, in time order (ties in the order planned). A unit test drives
+ * the firing engine with it and never waits in real time.
+ *
+ * <p>Not thread-safe by design: everything is expected to run on the test's thread (a task planned
+ * from another thread is taken, under the lock, and run by the next {@link #runDue}).
+ */
+public final class ManualScheduler implements TaskScheduler {
+    private final ManualClock clock;
+    private final PriorityQueue<Planned> planned = new PriorityQueue<>();
+    private long sequence;
+    private final List<RuntimeException> failures = new CopyOnWriteArrayList<>();
+
+    private final class Planned implements Comparable<Planned>, Scheduled {
+        final long at;
+        final long seq;
+        final Runnable task;
+        boolean canceled;
+
+        Planned(long at, long seq, Runnable task) {
+            this.at = at;
+            this.seq = seq;
+            this.task = task;
+        }
+
+        @Override
+        public int compareTo(Planned o) {
+            return at != o.at ? Long.compare(at, o.at) : Long.compare(seq, o.seq);
+        }
+
+        @Override
+        public void cancel() {
+            synchronized (ManualScheduler.this) {
+                canceled = true;
+                planned.remove(this);
+            }
+        }
+    }
+
+    public ManualScheduler(ManualClock clock) {
+        this.clock = clock;
+    }
+
+    public ManualClock clock() {
+        return clock;
+    }
+
+    @Override
+    public long now() {
+        return clock.millis();
+    }
+
+    @Override
+    public long nanoTime() {
+        return clock.millis() * 1_000_000;
+    }
+
+    @Override
+    public synchronized Scheduled at(long atMs, Runnable task) {
+        Planned p = new Planned(Math.max(atMs, clock.millis()), sequence++, task);
+        planned.add(p);
+        return p;
+    }
+
+    /** Runs every task due now, including those they plan for now; returns how many ran. */
+    public int runDue() {
+        int ran = 0;
+        while (true) {
+            Planned next;
+            synchronized (this) {
+                next = planned.peek();
+                if (next == null || next.at > clock.millis()) {
+                    return ran;
+                }
+                planned.poll();
+            }
+            runOne(next);
+            ran++;
+        }
+    }
+
+    /** Moves time forward by {@code ms}, running each task at its time on the way. */
+    public void advance(long ms) {
+        advanceTo(clock.millis() + ms);
+    }
+
+    /** Moves time to {@code to}, running each task at its time on the way. */
+    public void advanceTo(long to) {
+        while (true) {
+            runDue();
+            Planned next;
+            synchronized (this) {
+                next = planned.peek();
+            }
+            if (next == null || next.at > to) {
+                break;
+            }
+            clock.set(next.at);
+        }
+        if (clock.millis() < to) {
+            clock.set(to);
+        }
+        runDue();
+    }
+
+    /** The time of the next planned task, or null. */
+    public synchronized Long nextAt() {
+        Planned next = planned.peek();
+        return next == null ? null : next.at;
+    }
+
+    @Override
+    public boolean awaitUntil(BooleanSupplier done, long maxMs) {
+        long until = clock.millis() + maxMs;
+        runDue();
+        while (!done.getAsBoolean()) {
+            Long next = nextAt();
+            if (next == null || next > until) {
+                if (clock.millis() < until) {
+                    clock.set(until);
+                }
+                runDue();
+                return done.getAsBoolean();
+            }
+            clock.set(Math.max(next, clock.millis()));
+            runDue();
+        }
+        return true;
+    }
+
+    /**
+     * Runs what is planned within {@code waitMs}, as a threaded scheduler's close would. It does not
+     * refuse later tasks: one manual scheduler usually stands for every role of the engine, and a
+     * stop closes the roles one after the other.
+     */
+    @Override
+    public void close(long waitMs) {
+        awaitUntil(() -> nextAt() == null, waitMs);
+    }
+
+    /** What tasks threw (a threaded scheduler logs and goes on; a test looks here). */
+    public List<RuntimeException> failures() {
+        return failures;
+    }
+
+    private void runOne(Planned p) {
+        if (p.canceled) {
+            return;
+        }
+        try {
+            p.task.run();
+        } catch (RuntimeException e) { // as the threaded scheduler, it goes on; kept for the test
+            failures.add(e);
+        }
+    }
+}
