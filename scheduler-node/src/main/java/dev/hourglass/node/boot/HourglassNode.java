@@ -30,7 +30,7 @@ import dev.hourglass.node.core.job.JobIdGenerator;
 import dev.hourglass.node.core.port.Coordination;
 import dev.hourglass.node.core.port.FiringListener;
 import dev.hourglass.node.core.service.Protocol;
-import dev.hourglass.node.core.shard.LimitShares;
+import dev.hourglass.node.core.shard.LimitShareCache;
 import dev.hourglass.node.core.shard.ShardOwnership;
 import dev.hourglass.node.core.shard.ShardPlacement;
 import dev.hourglass.node.dispatch.DispatchRouter;
@@ -41,16 +41,12 @@ import dev.hourglass.node.dispatch.kafka.KafkaDispatcher;
 import dev.hourglass.node.dubbo.DubboRuntime;
 import dev.hourglass.node.firing.ClusterContext;
 import dev.hourglass.node.firing.EngineSchedulers;
-import dev.hourglass.node.firing.EngineSettings;
 import dev.hourglass.node.firing.FiringEngine;
-import dev.hourglass.node.manage.GroupCommit;
 import dev.hourglass.node.manage.JobManager;
-import dev.hourglass.node.manage.Limits;
 import dev.hourglass.node.metrics.AlertMetrics;
 import dev.hourglass.node.metrics.FiringHistory;
 import dev.hourglass.node.metrics.FiringMetrics;
 import dev.hourglass.node.metrics.RetentionMetrics;
-import dev.hourglass.node.retention.RetentionSettings;
 import dev.hourglass.node.retention.RetentionSweep;
 import dev.hourglass.node.store.h2.StandaloneH2;
 import dev.hourglass.node.store.mybatis.ConnectionAdvice;
@@ -112,21 +108,33 @@ public final class HourglassNode implements AutoCloseable {
     private final EmbeddedZooKeeper embeddedZooKeeper;
     private final DubboRuntime dubbo;
     private final CuratorCoordinator coordinator;
-    private final DatabaseLossWatch databaseWatch;
+    private volatile DatabaseLossWatch databaseWatch;
     private final ShardOwnership shards;
     private final RetentionSweep retention;
     private final LiveCountFolder liveCounts;
     private final FiringHistory history;
-    private final Periodic historyRoll;
+    private volatile Periodic historyRoll;
     private final AlertMonitor alerts;
     private final JobManager jobManager;
     private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
-    private volatile boolean ready;
-    private final Map<Long, Integer> shares = new java.util.concurrent.ConcurrentHashMap<>();
-    private volatile long sharesEpoch = -1;
+    private final Clock clock;
+    /** What the Dubbo protocol exports once the node starts. */
+    private final Map<Class<?>, Object> dubboServices;
+    /** When this node started firing: its members' entry says so (orphaned attempts are told by it). */
+    private volatile long startedAt;
 
+    private volatile boolean httpStarted;
+    private volatile boolean ready;
+    private final LimitShareCache limitShares;
+
+    /**
+     * Builds the node: opens the database (migrating it) and the embedded ZooKeeper when there is
+     * one, since the rest is built on them, and wires every part; starts none of them ({@link
+     * #startParts}).
+     */
     private HourglassNode(NodeConfig config, Clock clock) {
         this.config = config;
+        this.clock = clock;
         this.nodeId = config.nodeId != null
                 ? config.nodeId
                 : "node-"
@@ -138,6 +146,7 @@ public final class HourglassNode implements AutoCloseable {
                 : adminTokenInDataDir(Path.of(config.dataDir));
         this.adminToken = token.token();
         this.adminTokenGenerated = token.generated();
+        this.limitShares = new LimitShareCache(nodeId);
         var registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         this.database = openDatabase(config, registry);
         try {
@@ -200,7 +209,6 @@ public final class HourglassNode implements AutoCloseable {
             new ProcessorMetrics().bindTo(registry);
             var metrics = new FiringMetrics(registry);
             this.history = new FiringHistory();
-            this.historyRoll = Periodic.every("hourglass-history", 1_000, () -> history.roll(clock.millis()));
             var e = config.engine;
             this.engine = new FiringEngine(
                     new FiringEngine.Ports(
@@ -211,17 +219,7 @@ public final class HourglassNode implements AutoCloseable {
                     this.shards,
                     new ClusterContext(nodeId, this::liveNodes, this::limitShare),
                     clock,
-                    new EngineSettings(
-                            e.loadWindowMs,
-                            e.loadIntervalMs,
-                            e.catchUpIntervalMs,
-                            e.timeoutSweepIntervalMs,
-                            e.indexCapacity,
-                            e.claimBatch,
-                            e.claimThreads,
-                            e.resultBatch,
-                            e.claimLeadMs,
-                            e.resultLingerMs),
+                    e.settings(),
                     EngineSchedulers.threaded(clock, e.claimThreads));
             engine.writeReportedResultsThrough(new MyBatisAttemptStore(sessions, nodeId, sqlFailures));
             Gauge.builder("hourglass.results.pending", engine, FiringEngine::pendingResults)
@@ -230,7 +228,6 @@ public final class HourglassNode implements AutoCloseable {
             FunctionCounter.builder("hourglass.db.deadlocks", sqlFailures, SqlFailures::deadlocks)
                     .description("database deadlocks (each one rolled back and retried at once)")
                     .register(registry);
-            var l = config.limits;
             var jobIds = new JobIdGenerator(clock, Math.floorMod(nodeId.hashCode(), 1024)); // until leased
             var holders = new ClusterAttemptHolders(nodeId, engine);
             var jobs = new JobManager(
@@ -242,25 +239,19 @@ public final class HourglassNode implements AutoCloseable {
                     new ShardPlacement(config.cluster.shards),
                     this.shards,
                     jobIds,
-                    new Limits(l.maxPayloadBytes, l.maxFireAheadMs, l.maxBatch, l.maxAttributes),
-                    new GroupCommit.Settings(config.submits.writers, config.submits.maxGroup),
+                    config.limits.settings(),
+                    config.submits.settings(),
                     holders,
                     clock);
             this.jobManager = jobs;
             var services = new ServiceCommands(
                     catalog, allowList, targets, protocols, dubbo != null && dubbo.hasRegistry(), clock);
-            var a = config.auth;
             var tenants = new Tenants(
                     appRepository,
                     adminToken,
                     clock,
-                    new Tenants.TokenCaching(a.tokenCacheMs, a.unknownTokenCacheMs, a.tokenCacheSize),
-                    new FailedAuthLimiter(
-                            new FailedAuthLimiter.Limits(
-                                    a.maxFailures, a.failureWindowMs, a.blockMs, a.trackedAddresses),
-                            clock));
-            engine.start();
-            long startedAt = clock.millis();
+                    config.auth.tokenCaching(),
+                    new FailedAuthLimiter(config.auth.failedAuthLimits(), clock));
             this.coordinator = new CuratorCoordinator(
                     zk,
                     new ZooKeeperAuth(config.cluster.zkAuth),
@@ -280,44 +271,29 @@ public final class HourglassNode implements AutoCloseable {
                     new CuratorCoordinator.Listeners(engine::nodeLeft, jobIds::useWorker));
             coordinator.answerWithholdRequestsWith(engine::withhold);
             holders.reachOthersThrough(coordinator);
-            coordinator.connect(); // leases the worker id of job ids before any submit is taken
             var rules = new FrontDoorRules(tenants::exists);
             var callers = new Callers(tenants, rules);
             this.http = new HttpApi(
-                            new HttpApi.Listener(
-                                    config.http.host,
-                                    config.http.port,
-                                    config.http.maxRequestBytes,
-                                    config.http.tls.keyStore()),
-                            List.of(
-                                    new JobRoutes(jobs, callers),
-                                    new ServiceRoutes(services, serviceRepository, callers),
-                                    new AppRoutes(tenants, targets, callers, appRepository, allowList),
-                                    new OpsRoutes(new Status(), jobRepository, metrics, history, registry, callers),
-                                    new AlertRoutes(alertStore, callers, clock),
-                                    new BulkRoutes(new BulkActions(jobs, auditLog, clock), auditLog, callers)))
-                    .start();
-            if (dubbo != null) {
-                dubbo.start(Map.of(DelayJobService.class, new DubboJobService(jobs, tenants, rules)));
-            }
-            coordinator.join();
-            this.databaseWatch = startDatabaseWatch(config, database, coordinator);
-            var r = config.retention;
+                    new HttpApi.Listener(
+                            config.http.host,
+                            config.http.port,
+                            config.http.maxRequestBytes,
+                            config.http.tls.keyStore()),
+                    List.of(
+                            new JobRoutes(jobs, callers),
+                            new ServiceRoutes(services, serviceRepository, callers),
+                            new AppRoutes(tenants, targets, callers, appRepository, allowList),
+                            new OpsRoutes(new Status(), jobRepository, metrics, history, registry, callers),
+                            new AlertRoutes(alertStore, callers, clock),
+                            new BulkRoutes(new BulkActions(jobs, auditLog, clock), auditLog, callers)));
+            this.dubboServices = Map.of(DelayJobService.class, new DubboJobService(jobs, tenants, rules));
             this.retention = new RetentionSweep(
                     new MyBatisRetentionStore(sessions),
                     clock,
-                    new RetentionSettings(
-                            r.executionLogDays * RetentionSettings.DAY_MS,
-                            r.backlogDays * RetentionSettings.DAY_MS,
-                            r.intervalMs,
-                            r.batchSize,
-                            r.batchPauseMs,
-                            r.maxBatchesPerRun),
+                    config.retention.settings(),
                     coordinator,
                     new RetentionMetrics(registry));
-            retention.start();
             this.liveCounts = new LiveCountFolder(sessions, LIVE_COUNT_FOLD_MS);
-            liveCounts.start();
             this.alerts = new AlertMonitor(
                     alertStore,
                     serviceRepository,
@@ -330,6 +306,34 @@ public final class HourglassNode implements AutoCloseable {
                     config.cluster.shards,
                     config.alerts.evaluateEveryMs,
                     config.alerts.webhookTimeoutMs);
+        } catch (RuntimeException ex) {
+            stopWhatStarted();
+            throw ex;
+        }
+    }
+
+    /**
+     * Starts the parts in the order the cluster needs: the engine (ready to fire what it is given),
+     * the coordinator's session (which leases the worker id of job ids before any submit is taken),
+     * the submit writers and the front doors, then membership (the master assigns shards), and the
+     * background chores. A failure stops what started, in reverse order.
+     */
+    private void startParts() {
+        try {
+            historyRoll = Periodic.every("hourglass-history", 1_000, () -> history.roll(clock.millis()));
+            engine.start();
+            startedAt = clock.millis();
+            coordinator.connect();
+            jobManager.start();
+            http.start();
+            httpStarted = true;
+            if (dubbo != null) {
+                dubbo.start(dubboServices);
+            }
+            coordinator.join();
+            databaseWatch = startDatabaseWatch(config, database, coordinator);
+            retention.start();
+            liveCounts.start();
             alerts.start();
             ready = true;
         } catch (Exception ex) {
@@ -344,7 +348,9 @@ public final class HourglassNode implements AutoCloseable {
 
     public static HourglassNode start(NodeConfig config, Clock clock) {
         config.validate();
-        return new HourglassNode(config, clock);
+        HourglassNode node = new HourglassNode(config, clock);
+        node.startParts();
+        return node;
     }
 
     /** A node of a cluster on a database of its own hands its shards on while it cannot reach it. */
@@ -477,28 +483,15 @@ public final class HourglassNode implements AutoCloseable {
         return live;
     }
 
-    /**
-     * This node's share of a cluster-wide limit, by the shards it owns in the current assignment.
-     * Asked for every job the engine admits, so kept per assignment epoch, own shard count and limit.
-     */
+    /** This node's share of a cluster-wide limit, by the shards it owns in the current assignment. */
     private int limitShare(int limit) {
         Assignment assignment = coordinator != null ? coordinator.assignment() : Assignment.NONE;
-        int own = shards.current().size(); // our own view is the freshest for us
-        if (assignment.epoch() != sharesEpoch) {
-            shares.clear();
-            sharesEpoch = assignment.epoch();
-        }
-        return shares.computeIfAbsent(((long) own << 32) | limit, key -> {
-            Map<String, Integer> owned = new java.util.HashMap<>();
-            assignment.shardsByNode().forEach((node, list) -> owned.put(node, list.size()));
-            owned.put(nodeId, own);
-            return LimitShares.shareOf(limit, owned, nodeId);
-        });
+        return limitShares.shareOf(limit, assignment, shards.current().size());
     }
 
     /** Before the HTTP server has a port (during start) there is no address yet. */
     private String baseUrlOrNull() {
-        return http == null ? null : baseUrl();
+        return httpStarted ? baseUrl() : null;
     }
 
     public String nodeId() {

@@ -3,6 +3,11 @@ package dev.hourglass.node.config;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.hourglass.node.api.http.TlsKeyStore;
 import dev.hourglass.node.dispatch.kafka.KafkaSettings;
+import dev.hourglass.node.firing.EngineSettings;
+import dev.hourglass.node.manage.GroupCommit;
+import dev.hourglass.node.retention.RetentionSettings;
+import dev.hourglass.node.tenant.FailedAuthLimiter;
+import dev.hourglass.node.tenant.Tenants;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -84,6 +89,11 @@ public class NodeConfig {
         public int writers = 2;
         /** Most jobs in one group's transaction. */
         public int maxGroup = 256;
+
+        /** The submit group commit's settings. */
+        public GroupCommit.Settings settings() {
+            return new GroupCommit.Settings(writers, maxGroup);
+        }
     }
 
     public static class Database {
@@ -116,6 +126,21 @@ public class NodeConfig {
         public long resultLingerMs = 10;
         /** How long a graceful stop waits for deliveries under way. */
         public long shutdownGraceMs = 10_000;
+
+        /** The firing engine's settings. */
+        public EngineSettings settings() {
+            return new EngineSettings(
+                    loadWindowMs,
+                    loadIntervalMs,
+                    catchUpIntervalMs,
+                    timeoutSweepIntervalMs,
+                    indexCapacity,
+                    claimBatch,
+                    claimThreads,
+                    resultBatch,
+                    claimLeadMs,
+                    resultLingerMs);
+        }
     }
 
     /**
@@ -141,6 +166,17 @@ public class NodeConfig {
         public long batchPauseMs = 100;
         /** Most batches per table in one run: a run's work is bounded even far behind. */
         public int maxBatchesPerRun = 250;
+
+        /** The retention sweep's settings. */
+        public RetentionSettings settings() {
+            return new RetentionSettings(
+                    executionLogDays * RetentionSettings.DAY_MS,
+                    backlogDays * RetentionSettings.DAY_MS,
+                    intervalMs,
+                    batchSize,
+                    batchPauseMs,
+                    maxBatchesPerRun);
+        }
     }
 
     /** Alert evaluation and webhook notification (docs/alerts.md); the master does both. */
@@ -158,6 +194,11 @@ public class NodeConfig {
 
         public int maxBatch = 1_000;
         public int maxAttributes = 16;
+
+        /** The API's input limits. */
+        public dev.hourglass.node.manage.Limits settings() {
+            return new dev.hourglass.node.manage.Limits(maxPayloadBytes, maxFireAheadMs, maxBatch, maxAttributes);
+        }
     }
 
     public static class Cluster {
@@ -267,6 +308,16 @@ public class NodeConfig {
         public long blockMs = 60_000;
         /** Most client addresses the limit remembers at once. */
         public int trackedAddresses = 100_000;
+
+        /** How long token lookups are remembered. */
+        public Tenants.TokenCaching tokenCaching() {
+            return new Tenants.TokenCaching(tokenCacheMs, unknownTokenCacheMs, tokenCacheSize);
+        }
+
+        /** When an address that keeps failing authentication is blocked. */
+        public FailedAuthLimiter.Limits failedAuthLimits() {
+            return new FailedAuthLimiter.Limits(maxFailures, failureWindowMs, blockMs, trackedAddresses);
+        }
     }
 
     /** {@code database.enginePoolSize}, or its default when 0. */

@@ -1,7 +1,8 @@
 package dev.hourglass.node.firing;
 
 /**
- * Tuning of the firing engine (validated by the node configuration).
+ * Tuning of the firing engine, mapped from {@code engine.*} of the node configuration (which holds
+ * the defaults and validates them).
  *
  * @param loadWindowMs jobs due within this much of now are held in memory
  * @param loadIntervalMs how often the loader extends the window
@@ -28,9 +29,4 @@ public record EngineSettings(
         int claimThreads,
         int resultBatch,
         long claimLeadMs,
-        long resultLingerMs) {
-
-    public static EngineSettings defaults() {
-        return new EngineSettings(60_000, 1_000, 2_000, 1_000, 200_000, 500, 4, 500, 100, 10);
-    }
-}
+        long resultLingerMs) {}

@@ -1,5 +1,6 @@
 package dev.hourglass.node.manage;
 
+import dev.hourglass.node.background.Lifecycle;
 import dev.hourglass.node.core.job.Job;
 import dev.hourglass.node.core.port.JobWrites.Inserted;
 import dev.hourglass.node.core.port.StoreContendedException;
@@ -74,8 +75,11 @@ public final class GroupCommit implements AutoCloseable {
     private final Function<List<Job>, List<Inserted>> store;
     private final int maxGroup;
     private final BlockingQueue<Pending> queue;
+    private final int writerCount;
     private final List<Thread> writers = new ArrayList<>();
-    private volatile boolean open = true;
+    private final Lifecycle lifecycle = new Lifecycle("submit group commit");
+    /** Started and not closed: submits go through the writers (else each is written alone). */
+    private volatile boolean open;
 
     /**
      * @param store stores a list of jobs in one transaction, all or nothing, one answer per job in
@@ -92,12 +96,20 @@ public final class GroupCommit implements AutoCloseable {
         this.maxGroup = settings.maxGroup();
         // bounded: callers beyond it wait for room (each caller holds one request thread anyway)
         this.queue = new ArrayBlockingQueue<>(settings.maxGroup() * settings.writers() * 4);
-        for (int i = 0; i < settings.writers(); i++) {
+        this.writerCount = settings.writers();
+    }
+
+    /** LATENT → STARTED: starts the writer threads. Until then each submit is written alone. */
+    public GroupCommit start() {
+        lifecycle.start();
+        open = true;
+        for (int i = 0; i < writerCount; i++) {
             Thread t = new Thread(this::writeGroups, "hourglass-submit-writer-" + i);
             t.setDaemon(true);
             writers.add(t);
             t.start();
         }
+        return this;
     }
 
     /** Stores one job with whatever else is being submitted now; returns once it is committed. */
@@ -252,6 +264,7 @@ public final class GroupCommit implements AutoCloseable {
 
     /** Writes what is queued (waits up to {@code waitMs} for it), then stops the writers. */
     public void close(long waitMs) {
+        lifecycle.close();
         open = false;
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
         for (Thread t : writers) {

@@ -86,6 +86,11 @@ public final class JobManager {
         this.submits = new GroupCommit(batch -> inserts.insertAll(batch, this::withFreshId), groupCommit);
     }
 
+    /** Starts the submit writers: single submits are stored in groups from now on. */
+    public void start() {
+        submits.start();
+    }
+
     /** Stores the single submits queued now, then writes the ones that come later alone. */
     public void close() {
         submits.close(800); // within the 1 s its step of a node's stop gets
@@ -191,56 +196,31 @@ public final class JobManager {
         Long expireAfterMs = inputs.expireAfterMs(s.getExpireAfterMs());
         long id = ids.next();
         int shard = placement.place(id, engine.isWithinLoadedWindow(fireAt), shards.current());
-        return new Job(
-                id,
-                app,
-                service.name(),
-                bizKey,
-                shard,
-                JobState.DELAYED,
-                fireAt,
-                fireAt,
-                expireAfterMs == null ? null : Times.plus(fireAt, expireAfterMs),
-                0,
-                0,
-                maxAttempts,
-                timeoutMs,
-                expireAfterMs,
-                payload,
-                attributes,
-                null,
-                null,
-                0,
-                now,
-                now);
+        return Job.builder()
+                .id(id)
+                .app(app)
+                .service(service.name())
+                .bizKey(bizKey)
+                .shard(shard)
+                .state(JobState.DELAYED)
+                .fireAt(fireAt)
+                .dueAt(fireAt)
+                .expireAt(expireAfterMs == null ? null : Times.plus(fireAt, expireAfterMs))
+                .maxAttempts(maxAttempts)
+                .timeoutMs(timeoutMs)
+                .expireAfterMs(expireAfterMs)
+                .payload(payload)
+                .attributes(attributes)
+                .createdAt(now)
+                .updatedAt(now)
+                .build();
     }
 
     /** The same job under a new id (its id was taken), placed again: the shard rule hashes the id. */
     private Job withFreshId(Job job) {
         long id = ids.next();
         int shard = placement.place(id, engine.isWithinLoadedWindow(job.dueAt()), shards.current());
-        return new Job(
-                id,
-                job.app(),
-                job.service(),
-                job.bizKey(),
-                shard,
-                job.state(),
-                job.fireAt(),
-                job.dueAt(),
-                job.expireAt(),
-                job.attempts(),
-                job.budgetBase(),
-                job.maxAttempts(),
-                job.timeoutMs(),
-                job.expireAfterMs(),
-                job.payload(),
-                job.attributes(),
-                job.lastError(),
-                job.ownerNode(),
-                job.version(),
-                job.createdAt(),
-                job.updatedAt());
+        return job.toBuilder().id(id).shard(shard).build();
     }
 
     private String payload(String payload) {

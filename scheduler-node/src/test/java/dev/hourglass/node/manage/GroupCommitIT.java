@@ -66,18 +66,19 @@ class GroupCommitIT {
         db = database;
         jobs = new MyBatisJobRepository(db.sessions(), new SqlFailures());
         groups = new GroupCommit(
-                batch -> {
-                    if (transactions.incrementAndGet() == 1) {
-                        firstEntered.countDown();
-                        try {
-                            releaseFirst.await(10, TimeUnit.SECONDS);
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                    }
-                    return jobs.insertAll(batch);
-                },
-                new GroupCommit.Settings(1, 256));
+                        batch -> {
+                            if (transactions.incrementAndGet() == 1) {
+                                firstEntered.countDown();
+                                try {
+                                    releaseFirst.await(10, TimeUnit.SECONDS);
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                }
+                            }
+                            return jobs.insertAll(batch);
+                        },
+                        new GroupCommit.Settings(1, 256))
+                .start();
     }
 
     @AfterEach

@@ -118,7 +118,7 @@ class GroupCommitTest {
 
     @Test
     void submitsQueuedDuringACommitAreStoredInOneTransactionAndEachCallerGetsItsOwnJob() throws Exception {
-        groups = new GroupCommit(store(batch -> null), new GroupCommit.Settings(1, 256));
+        groups = new GroupCommit(store(batch -> null), new GroupCommit.Settings(1, 256)).start();
         long[] ids = new long[15];
         for (int i = 0; i < ids.length; i++) {
             ids[i] = 100 + i;
@@ -134,7 +134,7 @@ class GroupCommitTest {
 
     @Test
     void aGroupIsAtMostMaxGroupJobs() throws Exception {
-        groups = new GroupCommit(store(batch -> null), new GroupCommit.Settings(1, 4));
+        groups = new GroupCommit(store(batch -> null), new GroupCommit.Settings(1, 4)).start();
         List<CompletableFuture<Inserted>> answers = queuedBehindAFirstCommit(2, 3, 4, 5, 6, 7, 8, 9, 10);
         for (CompletableFuture<Inserted> a : answers) {
             a.get(5, TimeUnit.SECONDS);
@@ -146,10 +146,11 @@ class GroupCommitTest {
     @Test
     void aFailedCommitFailsExactlyTheCallersInIt() throws Exception {
         groups = new GroupCommit(
-                store(batch -> batch.stream().anyMatch(j -> j.id() >= 10 && j.id() < 20)
-                        ? new StoreUnavailableException("connection lost", null)
-                        : null),
-                new GroupCommit.Settings(1, 256));
+                        store(batch -> batch.stream().anyMatch(j -> j.id() >= 10 && j.id() < 20)
+                                ? new StoreUnavailableException("connection lost", null)
+                                : null),
+                        new GroupCommit.Settings(1, 256))
+                .start();
         List<CompletableFuture<Inserted>> answers = queuedBehindAFirstCommit(10, 11, 12, 13);
         assertThat(answers.get(0).get(5, TimeUnit.SECONDS).job().id()).isEqualTo(1);
         for (CompletableFuture<Inserted> failed : answers.subList(1, answers.size())) {
@@ -168,10 +169,11 @@ class GroupCommitTest {
     @Test
     void aJobTheStoreRefusesFailsOnlyItsOwnCaller() throws Exception {
         groups = new GroupCommit(
-                store(batch -> batch.stream().anyMatch(j -> j.id() == 12)
-                        ? new IllegalArgumentException("row of job 12 refused")
-                        : null),
-                new GroupCommit.Settings(1, 256));
+                        store(batch -> batch.stream().anyMatch(j -> j.id() == 12)
+                                ? new IllegalArgumentException("row of job 12 refused")
+                                : null),
+                        new GroupCommit.Settings(1, 256))
+                .start();
         List<CompletableFuture<Inserted>> answers = queuedBehindAFirstCommit(10, 11, 12, 13);
         assertThatThrownBy(() -> answers.get(3).get(5, TimeUnit.SECONDS))
                 .hasCauseInstanceOf(IllegalArgumentException.class)
@@ -194,8 +196,9 @@ class GroupCommitTest {
         // job 102's bizKey is held by another node's open transaction: every write with it waits
         // out the statement timeout; the database itself is up. Job 10 has no bizKey.
         groups = new GroupCommit(
-                store(batch -> batch.stream().anyMatch(j -> j.id() == 102) ? lockTimeout() : null),
-                new GroupCommit.Settings(1, 256));
+                        store(batch -> batch.stream().anyMatch(j -> j.id() == 102) ? lockTimeout() : null),
+                        new GroupCommit.Settings(1, 256))
+                .start();
         List<CompletableFuture<Inserted>> answers = queuedBehindAFirstCommit(10, 101, 102, 103);
         assertThatThrownBy(() -> answers.get(3).get(5, TimeUnit.SECONDS))
                 .hasCauseInstanceOf(StoreContendedException.class);
@@ -214,8 +217,9 @@ class GroupCommitTest {
     @Test
     void whenTheJobsWithoutABizKeyTimeOutTooTheServerIsStalledAndTheGroupFails() throws Exception {
         groups = new GroupCommit(
-                store(batch -> batch.stream().anyMatch(j -> j.id() != 1) ? lockTimeout() : null),
-                new GroupCommit.Settings(1, 256));
+                        store(batch -> batch.stream().anyMatch(j -> j.id() != 1) ? lockTimeout() : null),
+                        new GroupCommit.Settings(1, 256))
+                .start();
         List<CompletableFuture<Inserted>> answers = queuedBehindAFirstCommit(10, 11, 101, 102);
         for (int i : new int[] {1, 2, 3, 4}) {
             assertThatThrownBy(() -> answers.get(i).get(5, TimeUnit.SECONDS))
@@ -229,9 +233,10 @@ class GroupCommitTest {
     @Test
     void theSingleWritesAfterALockTimeoutStopWhenTheirTimeIsSpent() throws Exception {
         groups = new GroupCommit(
-                store(batch -> batch.stream().anyMatch(j -> j.id() != 1) ? lockTimeout() : null),
-                new GroupCommit.Settings(1, 256),
-                0);
+                        store(batch -> batch.stream().anyMatch(j -> j.id() != 1) ? lockTimeout() : null),
+                        new GroupCommit.Settings(1, 256),
+                        0)
+                .start();
         List<CompletableFuture<Inserted>> answers = queuedBehindAFirstCommit(101, 102, 103);
         for (int i : new int[] {1, 2, 3}) {
             assertThatThrownBy(() -> answers.get(i).get(5, TimeUnit.SECONDS))
@@ -246,12 +251,14 @@ class GroupCommitTest {
     void writingOneByOneStopsAtADatabaseThatTurnsOutUnreachable() throws Exception {
         java.util.concurrent.atomic.AtomicInteger singles = new java.util.concurrent.atomic.AtomicInteger();
         groups = new GroupCommit(
-                store(batch -> batch.size() > 1 && batch.get(0).id() != 1
-                        ? lockTimeout()
-                        : batch.get(0).id() != 1 && singles.incrementAndGet() == 2
-                                ? new StoreUnavailableException("connection lost", null)
-                                : null), // the first single write goes through, the second finds the database gone
-                new GroupCommit.Settings(1, 256));
+                        store(batch -> batch.size() > 1 && batch.get(0).id() != 1
+                                ? lockTimeout()
+                                : batch.get(0).id() != 1 && singles.incrementAndGet() == 2
+                                        ? new StoreUnavailableException("connection lost", null)
+                                        : null), // the first single write goes through, the second finds the database
+                        // gone
+                        new GroupCommit.Settings(1, 256))
+                .start();
         List<CompletableFuture<Inserted>> answers = queuedBehindAFirstCommit(101, 102, 103, 104);
         int stored = 0;
         int unavailable = 0;
@@ -273,7 +280,7 @@ class GroupCommitTest {
 
     @Test
     void closeStoresWhatIsQueuedAndLaterSubmitsAreStoredAlone() throws Exception {
-        groups = new GroupCommit(store(batch -> null), new GroupCommit.Settings(2, 256));
+        groups = new GroupCommit(store(batch -> null), new GroupCommit.Settings(2, 256)).start();
         List<CompletableFuture<Inserted>> answers = new ArrayList<>();
         CompletableFuture<Inserted> first = submit(1);
         assertThat(firstEntered.await(5, TimeUnit.SECONDS)).isTrue();

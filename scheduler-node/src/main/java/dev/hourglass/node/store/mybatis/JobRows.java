@@ -44,28 +44,29 @@ final class JobRows {
     }
 
     static Job toJob(JobRow r) {
-        return new Job(
-                r.id,
-                r.app,
-                r.service,
-                r.bizKey,
-                r.shard,
-                JobState.valueOf(r.state),
-                r.fireAt,
-                r.dueAt,
-                r.expireAt,
-                r.attempts,
-                r.budgetBase,
-                r.maxAttempts,
-                r.timeoutMs,
-                r.expireAfterMs,
-                r.payload,
-                attributesFromJson(r.attributes),
-                r.lastError,
-                r.ownerNode,
-                r.version,
-                r.createdAt,
-                r.updatedAt);
+        return Job.builder()
+                .id(r.id)
+                .app(r.app)
+                .service(r.service)
+                .bizKey(r.bizKey)
+                .shard(r.shard)
+                .state(JobState.valueOf(r.state))
+                .fireAt(r.fireAt)
+                .dueAt(r.dueAt)
+                .expireAt(r.expireAt)
+                .attempts(r.attempts)
+                .budgetBase(r.budgetBase)
+                .maxAttempts(r.maxAttempts)
+                .timeoutMs(r.timeoutMs)
+                .expireAfterMs(r.expireAfterMs)
+                .payload(r.payload)
+                .attributes(attributesFromJson(r.attributes))
+                .lastError(r.lastError)
+                .ownerNode(r.ownerNode)
+                .version(r.version)
+                .createdAt(r.createdAt)
+                .updatedAt(r.updatedAt)
+                .build();
     }
 
     static Execution toExecution(ExecutionRow r) {
