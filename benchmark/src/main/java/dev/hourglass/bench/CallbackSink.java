@@ -10,6 +10,11 @@ import org.HdrHistogram.ConcurrentHistogram;
 /**
  * The benchmark's HTTP callback receiver on 127.0.0.1: answers 200 at once and records, per job,
  * how many deliveries arrived, and the lateness (arrival - fireAt) of each first delivery.
+ *
+ * <p>Not the tests' {@code CallbackReceiver} (scheduler-node's test-jar), which keeps every request
+ * whole and answers as the test tells it, to assert on afterwards. This one keeps a count per job
+ * and histograms, not the requests; takes Kafka and Dubbo arrivals too ({@link #arrived}); and
+ * parses as little as it can, since it shares the CPU with the node it measures.
  */
 final class CallbackSink implements AutoCloseable {
     private final Javalin server;

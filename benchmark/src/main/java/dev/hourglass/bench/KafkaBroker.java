@@ -1,28 +1,19 @@
 package dev.hourglass.bench;
 
+import dev.hourglass.node.testing.TestKafka;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
-import org.apache.kafka.common.test.TestKitNodes;
 
 /**
- * A one-node KRaft Kafka broker for benchmarks, in process (Kafka's own test kit), on loopback:
- * {@code KafkaBroker}. Prints its bootstrap address and runs until killed.
+ * A one-node KRaft Kafka broker for benchmarks, in a process of its own on loopback:
+ * {@code KafkaBroker}. The broker is the tests' ({@link TestKafka#start()}, from scheduler-node's
+ * test-jar: topics are not created on first use, LoadBench creates its own); this prints its
+ * bootstrap address and runs until killed.
  */
 public final class KafkaBroker {
     private KafkaBroker() {}
 
     public static void main(String[] args) throws Exception {
-        KafkaClusterTestKit kafka = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
-                        .setCombined(true)
-                        .setNumBrokerNodes(1)
-                        .setNumControllerNodes(1)
-                        .build())
-                .setConfigProp("auto.create.topics.enable", "false")
-                .setConfigProp("offsets.topic.replication.factor", "1")
-                .setConfigProp("group.initial.rebalance.delay.ms", "0")
-                .build();
-        kafka.format();
-        kafka.startup();
-        kafka.waitForReadyBrokers();
+        KafkaClusterTestKit kafka = TestKafka.start();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
                 kafka.close();

@@ -16,6 +16,10 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 /**
  * Consumes the benchmark topic and reports each record to the {@link CallbackSink}'s counters
  * (job id and fire time from the {@code hourglass-*} headers; arrival = when the consumer sees it).
+ *
+ * <p>The topic and the consumer are set up as the tests' {@code TestKafka} sets up theirs, but that
+ * takes the broker's {@code KafkaClusterTestKit} in the same JVM; this one knows the broker (another
+ * process, {@link KafkaBroker}) by its bootstrap address only.
  */
 final class KafkaSink implements AutoCloseable {
     private final Thread thread;

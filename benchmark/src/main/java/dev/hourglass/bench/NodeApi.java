@@ -10,7 +10,14 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
-/** The few API calls the benchmark makes. */
+/**
+ * The few API calls the benchmark makes.
+ *
+ * <p>Not the tests' {@code ApiClient} (scheduler-node's test-jar), a blocking client that returns
+ * each answer's status to assert on: the burst and pending workloads keep many batch submits in
+ * flight from one thread ({@link #sendAsync}), {@link #call} fails on an error status instead, and
+ * this one also reads the node's {@code /metrics}.
+ */
 final class NodeApi {
     private static final ObjectMapper JSON = new ObjectMapper();
 

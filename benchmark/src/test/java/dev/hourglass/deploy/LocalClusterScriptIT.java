@@ -3,17 +3,12 @@ package dev.hourglass.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.hourglass.node.testing.ApiClient;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
@@ -28,8 +23,6 @@ import org.junit.jupiter.api.io.TempDir;
  * admin token, and stops every process it started.
  */
 class LocalClusterScriptIT {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     @TempDir
     Path dir;
 
@@ -91,15 +84,9 @@ class LocalClusterScriptIT {
                     .toList();
             assertThat(started).hasSize(3);
 
-            HttpClient http = HttpClient.newHttpClient();
-            HttpResponse<String> cluster = http.send(
-                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + (base + 1) + "/api/v1/cluster"))
-                            .header("Authorization", "Bearer " + token)
-                            .timeout(Duration.ofSeconds(10))
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertThat(cluster.statusCode()).isEqualTo(200);
-            JsonNode view = JSON.readTree(cluster.body());
+            ApiClient.Answer cluster = new ApiClient("http://127.0.0.1:" + (base + 1), token).get("/api/v1/cluster");
+            assertThat(cluster.status()).isEqualTo(200);
+            JsonNode view = cluster.json();
             assertThat(view.get("nodes")).hasSize(2);
             assertThat(view.get("master").asText()).startsWith("local-");
         } finally {
