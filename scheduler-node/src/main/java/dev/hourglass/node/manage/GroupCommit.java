@@ -49,6 +49,12 @@ import org.slf4j.LoggerFactory;
  *
  * Thread-safe. {@link #close()} writes what is queued, then stops; a submit after that is written
  * on the caller's thread.
+ *
+ * <p>Why not the engine's {@link dev.hourglass.node.background.BatchLoop}: that runs one batch at a
+ * time and never makes its callers wait, while here {@code submits.writers} threads write groups
+ * side by side (one builds its group while another's commit is under way) and a bounded queue
+ * holds callers back when every writer is behind — back-pressure the API needs and the engine
+ * must not have.
  */
 public final class GroupCommit implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GroupCommit.class);
