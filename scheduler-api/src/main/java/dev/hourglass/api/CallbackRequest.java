@@ -6,8 +6,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * One delivery attempt of a job, as a business service receives it (SPEC §4). {@code payload} is
- * the job's payload as JSON text; over HTTP it is sent as the JSON value itself (SPEC §6).
+ * One delivery attempt of a job, as a business service receives it (docs/api.md, "Dubbo"). {@code
+ * payload} is the job's payload as JSON text; over HTTP it is sent as the JSON value itself
+ * (docs/api.md, "HTTP callback").
  */
 public class CallbackRequest implements Serializable {
     private static final long serialVersionUID = 1L;

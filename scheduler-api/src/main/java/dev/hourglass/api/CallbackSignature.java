@@ -8,7 +8,7 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * The {@code Hourglass-Signature} header of HTTP callbacks (SPEC §6):
+ * The {@code Hourglass-Signature} header of HTTP callbacks (docs/api.md, "HTTP callback"):
  * {@code t=<epoch ms>,v1=<hex HMAC-SHA256 of "<t>.<body>">} keyed with the service's signing secret.
  * The node signs with it and the SDK verifies with it, so both sides share one implementation.
  */

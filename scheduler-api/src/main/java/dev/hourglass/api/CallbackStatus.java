@@ -1,6 +1,6 @@
 package dev.hourglass.api;
 
-/** What a receiver says of one attempt (SPEC §4, §6). */
+/** What a receiver says of one attempt (docs/api.md, "Dubbo" and "HTTP callback"). */
 public enum CallbackStatus {
     SUCCESS,
     RETRY,

@@ -4,9 +4,10 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * Job submission and management over Dubbo, exported by every node (SPEC §4). Same semantics,
- * limits and errors as the HTTP API: every method throws {@link HourglassException} with the HTTP
- * error code. The caller's app token travels as the Dubbo attachment {@value #TOKEN_ATTACHMENT}.
+ * Job submission and management over Dubbo, exported by every node (docs/api.md, "Dubbo"). Same
+ * semantics, limits and errors as the HTTP API: every method throws {@link HourglassException} with
+ * the HTTP error code. The caller's app token travels as the Dubbo attachment {@value
+ * #TOKEN_ATTACHMENT}.
  *
  * <p>The exception is unchecked, yet declared on every method: Dubbo's provider-side {@code
  * ExceptionFilter} logs each exception a method does not declare at ERROR with its stack trace, so

@@ -1,6 +1,6 @@
 package dev.hourglass.api;
 
-/** The error codes of SPEC §3, shared by the HTTP and Dubbo front doors. */
+/** The error codes of docs/api.md, "HTTP API", shared by the HTTP and Dubbo front doors. */
 public enum ErrorCode {
     INVALID_ARGUMENT(400),
     UNAUTHENTICATED(401),
@@ -10,7 +10,7 @@ public enum ErrorCode {
     PAYLOAD_TOO_LARGE(413),
     RATE_LIMITED(429),
     UNAVAILABLE(503),
-    /** Not one of SPEC §3's codes: an error the node did not expect (a bug), never the caller's fault. */
+    /** An error the node did not expect (a bug), never the caller's fault (docs/api.md, "HTTP API"). */
     INTERNAL(500);
 
     private final int httpStatus;

@@ -3,7 +3,10 @@ package dev.hourglass.api;
 import java.io.Serializable;
 import java.time.Instant;
 
-/** One attempt of a job (SPEC §3 "Execution"). {@code outcome} and {@code finishedAt} are null while it runs. */
+/**
+ * One attempt of a job (docs/api.md, "Jobs": {@code GET /api/v1/jobs/{id}/executions}). {@code
+ * outcome} and {@code finishedAt} are null while it runs.
+ */
 public class ExecutionView implements Serializable {
     private static final long serialVersionUID = 1L;
 

@@ -5,7 +5,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** A change to a DELAYED job (SPEC §3 PATCH): a new fire time (at most one of {@code fireAt} and {@code delayMs}, the delay counted from the call), payload (JSON text) or attributes; null fields stay as they are. */
+/** A change to a DELAYED job (docs/api.md, "Jobs": PATCH): a new fire time (at most one of {@code fireAt} and {@code delayMs}, the delay counted from the call), payload (JSON text) or attributes; null fields stay as they are. */
 public class JobChange implements Serializable {
     private static final long serialVersionUID = 1L;
 

@@ -1,6 +1,6 @@
 package dev.hourglass.api;
 
-/** A job's state (SPEC §1). FINISHED, FAILED, CANCELED and EXPIRED are final. */
+/** A job's state (docs/api.md, "Job states"). FINISHED, FAILED, CANCELED and EXPIRED are final. */
 public enum JobState {
     DELAYED,
     RUNNING,

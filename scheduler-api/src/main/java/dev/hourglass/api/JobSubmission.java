@@ -5,7 +5,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** A job to submit (SPEC §3 submit body). Exactly one of {@code fireAt} and {@code delayMs}; {@code payload} is JSON text. */
+/** A job to submit (docs/api.md, "Jobs": the submit body). Exactly one of {@code fireAt} and {@code delayMs}; {@code payload} is JSON text. */
 public class JobSubmission implements Serializable {
     private static final long serialVersionUID = 1L;
 

@@ -5,7 +5,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** A job as callers see it (SPEC §3 "Job"); {@code payload} is the payload's JSON text. */
+/** A job as callers see it (docs/api.md, "Jobs": the Job); {@code payload} is the payload's JSON text. */
 public class JobView implements Serializable {
     private static final long serialVersionUID = 1L;
 

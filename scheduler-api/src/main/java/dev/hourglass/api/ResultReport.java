@@ -2,7 +2,10 @@ package dev.hourglass.api;
 
 import java.io.Serializable;
 
-/** A consumer's result for the current attempt of a job in CONSUMER ack mode (SPEC §3 result). */
+/**
+ * A consumer's result for the current attempt of a job in CONSUMER ack mode (docs/api.md, "Jobs":
+ * {@code POST /api/v1/jobs/{id}/result}).
+ */
 public class ResultReport implements Serializable {
     private static final long serialVersionUID = 1L;
 

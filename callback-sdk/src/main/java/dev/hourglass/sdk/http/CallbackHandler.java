@@ -17,11 +17,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Receives Hourglass HTTP callbacks (SPEC §6) for a {@link JobCallbackService}: verifies the
- * {@code Hourglass-Signature} (constant time, timestamp within the verifier's tolerance), calls the
- * implementation, and answers what Hourglass expects: 200 with {@code {"status":...}} for SUCCESS,
- * RETRY (with {@code retryAfterMs}) or FAIL; 401 for a bad signature and 400 for a body that is not
- * a callback (Hourglass retries both). An exception in the implementation answers 500: a RETRY.
+ * Receives Hourglass HTTP callbacks (docs/api.md, "HTTP callback") for a {@link
+ * JobCallbackService}: verifies the {@code Hourglass-Signature} (constant time, timestamp within
+ * the verifier's tolerance), calls the implementation, and answers what Hourglass expects: 200 with
+ * {@code {"status":...}} for SUCCESS, RETRY (with {@code retryAfterMs}) or FAIL; 401 for a bad
+ * signature and 400 for a body that is not a callback (Hourglass retries both). An exception in the
+ * implementation answers 500: a RETRY.
  *
  * <p>Transport-neutral: {@link #handle} takes the header and the body; {@link #asHttpHandler()} plugs
  * it into the JDK's HTTP server; a servlet calls {@code handle} with

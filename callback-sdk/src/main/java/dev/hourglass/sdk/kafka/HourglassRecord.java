@@ -12,10 +12,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 
 /**
- * A Hourglass job as a Kafka consumer receives it (SPEC §5), read from the record's
- * {@code hourglass-*} headers; {@link #value()} is the payload (a JSON string payload arrives as its
- * raw text). Deduplicate on {@link #jobId()}: a second delivery of a job comes only after a timeout
- * or a crash, with a higher {@link #attempt()}.
+ * A Hourglass job as a Kafka consumer receives it (docs/api.md, "Kafka record"), read from the
+ * record's {@code hourglass-*} headers; {@link #value()} is the payload (a JSON string payload
+ * arrives as its raw text). Deduplicate on {@link #jobId()}: a second delivery of a job comes only
+ * after a timeout or a crash, with a higher {@link #attempt()}.
  *
  * <pre>{@code
  * for (ConsumerRecord<byte[], byte[]> r : consumer.poll(timeout)) {

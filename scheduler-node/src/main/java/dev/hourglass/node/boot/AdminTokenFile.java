@@ -18,8 +18,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The admin token kept in {@code <dataDir>/admin-token} when none is configured (SPEC §8:
- * generated at first start, printed, kept in the data dir). It is a secret that acts on every app,
+ * The admin token kept in {@code <dataDir>/admin-token} when none is configured (README.md,
+ * "Configuration": generated at first start, printed, kept in the data dir; docs/design.md,
+ * "Secrets"). It is a secret that acts on every app,
  * so on a POSIX file system:
  *
  * <ul>

@@ -429,7 +429,10 @@ public final class HourglassNode implements AutoCloseable {
         };
     }
 
-    /** SPEC §8: generated at first start, printed, kept in the data dir; see {@link AdminTokenFile}. */
+    /**
+     * README.md, "Configuration": generated at first start, printed, kept in the data dir; see
+     * {@link AdminTokenFile}.
+     */
     private static AdminTokenFile.Loaded adminTokenInDataDir(Path dataDir) {
         return AdminTokenFile.load(dataDir);
     }

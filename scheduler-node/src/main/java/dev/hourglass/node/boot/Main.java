@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** {@code java -jar hourglass-node.jar [--config FILE]} (SPEC §8). */
+/** {@code java -jar hourglass-node.jar [--config FILE]} (README.md, "Configuration"). */
 public final class Main {
     private static final Logger LOG = LoggerFactory.getLogger(Main.class);
     static final String DUBBO_OWN_SHUTDOWN_HOOK_OFF = "dubbo.shutdownHook.listenIgnore";

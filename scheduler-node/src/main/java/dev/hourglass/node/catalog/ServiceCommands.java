@@ -18,8 +18,9 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * Creates, replaces and deletes services with the checks of SPEC §3. A protocol is accepted only
- * when this node can deliver it ({@code supported}); the others are a 400 naming the protocol.
+ * Creates, replaces and deletes services with the checks of docs/api.md, "Services". A protocol is
+ * accepted only when this node can deliver it ({@code supported}); the others are a 400 naming the
+ * protocol.
  *
  * <p>DUBBO services name their {@code JobCallbackService} by group and version, found through the
  * node's Dubbo registry, or give a direct {@code url} ({@code dubbo://host:port}, on the callback

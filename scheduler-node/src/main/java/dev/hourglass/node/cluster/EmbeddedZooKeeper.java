@@ -9,8 +9,8 @@ import org.apache.zookeeper.server.embedded.ExitHandler;
 import org.apache.zookeeper.server.embedded.ZooKeeperServerEmbedded;
 
 /**
- * The standalone node's own ZooKeeper (SPEC §8: no ensemble configured, so a one-node cluster),
- * on 127.0.0.1 with its data in the node's data directory.
+ * The standalone node's own ZooKeeper (docs/design.md, "Standalone mode": no ensemble configured,
+ * so a one-node cluster), on 127.0.0.1 with its data in the node's data directory.
  */
 public final class EmbeddedZooKeeper implements AutoCloseable {
     private final ZooKeeperServerEmbedded server;

@@ -64,8 +64,8 @@ public final class ConfigLoader {
     }
 
     /**
-     * The variables of SPEC §8, plus HOURGLASS_HTTP_HOST, HOURGLASS_HTTP_TLS_KEYSTORE(_PASSWORD),
-     * HOURGLASS_ZK_AUTH, HOURGLASS_DUBBO_HOST and HOURGLASS_DUBBO_REGISTRY.
+     * The environment variables of the configuration table (README.md, "Configuration", its env
+     * column).
      */
     static void applyEnvironment(NodeConfig c, Map<String, String> env) {
         set(env, "HOURGLASS_HTTP_PORT", v -> c.http.port = integer("HOURGLASS_HTTP_PORT", v));

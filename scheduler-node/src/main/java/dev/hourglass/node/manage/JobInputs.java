@@ -6,10 +6,10 @@ import dev.hourglass.node.core.job.Times;
 import java.time.Instant;
 
 /**
- * The bounds of the times, durations and counts a client gives a job (SPEC §3 and the "Time
- * limits" of docs/design.md): each is checked here, the same for HTTP and Dubbo, and a value out
- * of bounds is a 400 naming its field before anything is written. The bounds keep every sum of a
- * time and a duration the scheduler makes far from the edge of a long.
+ * The bounds of the times, durations and counts a client gives a job (docs/api.md, "Jobs", and the
+ * "Time limits" of docs/design.md): each is checked here, the same for HTTP and Dubbo, and a value
+ * out of bounds is a 400 naming its field before anything is written. The bounds keep every sum of
+ * a time and a duration the scheduler makes far from the edge of a long.
  */
 public final class JobInputs {
     private final Limits limits;

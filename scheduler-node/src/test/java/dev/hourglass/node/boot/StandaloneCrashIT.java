@@ -31,11 +31,12 @@ import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * SPEC §2.1 in the mode every new user meets first: a standalone node (embedded H2, embedded
- * ZooKeeper, generated admin token; the README's bare command) killed with kill -9 right after it
- * acknowledged writes, then started again on the same data directory. Each scenario repeats the
- * kill enough times to catch a loss that happens one time in ten: with H2's default write delay
- * (commits reach the file up to 500 ms later) 19 to 126 of 300 acknowledged jobs were gone.
+ * Guarantee 1 of docs/api.md, "Guarantees" (durable on acknowledgement), in the mode every new user
+ * meets first: a standalone node (embedded H2, embedded ZooKeeper, generated admin token; the
+ * README's bare command) killed with kill -9 right after it acknowledged writes, then started again
+ * on the same data directory. Each scenario repeats the kill enough times to catch a loss that
+ * happens one time in ten: with H2's default write delay (commits reach the file up to 500 ms
+ * later) 19 to 126 of 300 acknowledged jobs were gone.
  */
 class StandaloneCrashIT {
     static final int SUBMIT_ROUNDS = 10;
@@ -145,7 +146,7 @@ class StandaloneCrashIT {
                 "STANDALONE-CRASH submit: %d rounds in %d ms%n", SUBMIT_ROUNDS, System.currentTimeMillis() - started);
         assertThat(lost)
                 .as(lost.size() + " of " + SUBMIT_ROUNDS * JOBS_PER_SUBMIT_ROUND
-                        + " acknowledged jobs lost by kill -9 of the standalone node (SPEC §2.1)")
+                        + " acknowledged jobs lost by kill -9 of the standalone node (docs/api.md, \"Guarantees\")")
                 .isEmpty();
     }
 

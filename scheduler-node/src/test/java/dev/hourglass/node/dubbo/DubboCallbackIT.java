@@ -26,8 +26,8 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * DUBBO services: the node calls a business {@code JobCallbackService} exported with the SDK's
  * {@link CallbackExporter} and found through the ZooKeeper registry by group and version (or at a
- * direct URL). Each answer is handled per SPEC §4: SUCCESS, RETRY (with retryAfterMs), FAIL, an
- * exception (RETRY) and no answer within the timeout (TIMEOUT, retried).
+ * direct URL). Each answer is handled as docs/api.md, "Dubbo", says: SUCCESS, RETRY (with
+ * retryAfterMs), FAIL, an exception (RETRY) and no answer within the timeout (TIMEOUT, retried).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DubboCallbackIT {

@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * {@code /api/v1/apps}: SPEC §3 "Apps" (admin token), and each app's delivery target grants
+ * {@code /api/v1/apps}: docs/api.md, "Apps (admin token)", and each app's delivery target grants
  * ({@code /api/v1/apps/{name}/targets}, docs/security.md).
  */
 public final class AppRoutes implements RouteGroup {

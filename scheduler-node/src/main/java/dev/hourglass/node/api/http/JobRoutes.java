@@ -25,7 +25,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
-/** {@code /api/v1/jobs}: SPEC §3 "Jobs". */
+/** {@code /api/v1/jobs}: docs/api.md, "Jobs". */
 public final class JobRoutes implements RouteGroup {
     private static final Set<String> SUBMIT_FIELDS = Set.of(
             "service",

@@ -13,7 +13,7 @@ import dev.hourglass.node.core.job.Job;
 import dev.hourglass.node.core.service.ServiceDefinition;
 import java.util.Map;
 
-/** The API's JSON: one ObjectMapper, the wire shapes of SPEC §3, and the time format. */
+/** The API's JSON: one ObjectMapper, the wire shapes of docs/api.md, "HTTP API", and the time format. */
 final class Json {
     static final ObjectMapper MAPPER = new ObjectMapper();
 

@@ -21,7 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** Health, metrics, cluster, stats, the OpenAPI document and the dashboard (SPEC §3 "Operations"). */
+/** Health, metrics, cluster, stats, the OpenAPI document and the dashboard (docs/api.md, "Operations"). */
 public final class OpsRoutes implements RouteGroup {
     private final NodeStatus node;
     private final JobReads jobs;

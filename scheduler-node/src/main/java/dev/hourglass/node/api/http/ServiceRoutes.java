@@ -12,7 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
-/** {@code /api/v1/services}: SPEC §3 "Services". */
+/** {@code /api/v1/services}: docs/api.md, "Services". */
 public final class ServiceRoutes implements RouteGroup {
     private static final Set<String> FIELDS = Set.of(
             "name",

@@ -1,6 +1,9 @@
 package dev.hourglass.node.core.job;
 
-/** How one attempt ended, as recorded in the execution log (SPEC §3 "Execution"). */
+/**
+ * How one attempt ended, as recorded in the execution log (docs/api.md, "Jobs": {@code GET
+ * /api/v1/jobs/{id}/executions}).
+ */
 public enum AttemptOutcome {
     /** Delivered: callback success, or broker acknowledged in AUTO mode. */
     SUCCESS,

@@ -3,7 +3,7 @@ package dev.hourglass.node.core.job;
 import dev.hourglass.api.HourglassException;
 import java.util.regex.Pattern;
 
-/** The name rules of SPEC §3. */
+/** The name rules of docs/api.md: app and service names ("HTTP API") and the bizKey ("Jobs"). */
 public final class Names {
     private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9._-]{0,62}");
     private static final Pattern BIZ_KEY = Pattern.compile("[A-Za-z0-9._:-]{1,128}");

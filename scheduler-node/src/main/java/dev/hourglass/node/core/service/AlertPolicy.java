@@ -1,15 +1,18 @@
 package dev.hourglass.node.core.service;
 
 /**
- * When to alert on a service (SPEC §3 "alert", docs/alerts.md): {@code failures} jobs FAILED
- * within {@code windowSeconds}; optionally also {@code consecutiveFailures} failed attempts in a
- * row (null: off) and jobs overdue by more than {@code overdueSeconds} (null: off). Notifications
- * go to {@code webhook} (null: recorded and exported as metrics only).
+ * When to alert on a service (docs/api.md, "Services": {@code alert}; docs/alerts.md): {@code
+ * failures} jobs FAILED within {@code windowSeconds}; optionally also {@code consecutiveFailures}
+ * failed attempts in a row (null: off) and jobs overdue by more than {@code overdueSeconds} (null:
+ * off). Notifications go to {@code webhook} (null: recorded and exported as metrics only).
  */
 public record AlertPolicy(
         int failures, int windowSeconds, Integer consecutiveFailures, Integer overdueSeconds, String webhook) {
 
-    /** The policy of SPEC §3's three fields. */
+    /**
+     * A policy of {@code failures}, {@code windowSeconds} and {@code webhook}, the optional conditions
+     * off (docs/alerts.md).
+     */
     public AlertPolicy(int failures, int windowSeconds, String webhook) {
         this(failures, windowSeconds, null, null, webhook);
     }

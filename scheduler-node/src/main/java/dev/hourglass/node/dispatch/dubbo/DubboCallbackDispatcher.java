@@ -28,9 +28,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Delivers jobs of DUBBO services (SPEC §4) by calling the business's {@link JobCallbackService},
- * asynchronously: a slow receiver holds no node thread, only one of its service's
- * {@code maxInFlight} slots (the engine's gate).
+ * Delivers jobs of DUBBO services (docs/api.md, "Dubbo") by calling the business's {@link
+ * JobCallbackService}, asynchronously: a slow receiver holds no node thread, only one of its
+ * service's {@code maxInFlight} slots (the engine's gate).
  *
  * <p>One reference per service, made on first use and kept; a service whose group, version or url
  * changed gets a new one and the old one is destroyed, as are those of deleted services
@@ -207,7 +207,7 @@ public final class DubboCallbackDispatcher implements Dispatcher {
             }
             return DeliveryResult.error("Dubbo: " + rpc.getMessage());
         }
-        // an exception thrown by the business's callback (SPEC §4: it counts as RETRY)
+        // an exception thrown by the business's callback (docs/api.md, "Dubbo": it counts as RETRY)
         return new DeliveryResult(AttemptOutcome.RETRY, null, "the callback threw: " + cause);
     }
 

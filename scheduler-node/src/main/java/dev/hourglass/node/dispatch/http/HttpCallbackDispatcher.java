@@ -42,10 +42,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Delivers jobs of HTTP services (SPEC §6): POSTs the CallbackRequest as JSON, signed with the
- * service's secret, and reads the answer: 2xx is SUCCESS unless a JSON body says RETRY or FAIL;
- * 410 is FAIL; 429 and 503 are RETRY after {@code Retry-After}; anything else is RETRY; no answer
- * within the job's timeout is TIMEOUT; a connection failure is ERROR, {@linkplain
+ * Delivers jobs of HTTP services (docs/api.md, "HTTP callback"): POSTs the CallbackRequest as JSON,
+ * signed with the service's secret, and reads the answer: 2xx is SUCCESS unless a JSON body says
+ * RETRY or FAIL; 410 is FAIL; 429 and 503 are RETRY after {@code Retry-After}; anything else is
+ * RETRY; no answer within the job's timeout is TIMEOUT; a connection failure is ERROR, {@linkplain
  * DeliveryResult#notDelivered not delivered} when the request never began on a connection (refused,
  * connect timeout, unknown host: nothing was sent), counted otherwise. A retry hint (body or header)
  * over 30 days is clamped to 30 days ({@link DeliveryResult#retry}). Uses Jetty's asynchronous
@@ -56,7 +56,7 @@ public final class HttpCallbackDispatcher implements Dispatcher {
     private static final JsonFactory JSON_FACTORY = new JsonFactory();
     private static final Logger LOG = LoggerFactory.getLogger(HttpCallbackDispatcher.class);
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** Enough for any answer SPEC §6 defines; a longer body is cut and read as far as it goes. */
+    /** Enough for any answer docs/api.md, "HTTP callback", defines; a longer body is cut and read as far as it goes. */
     private static final int MAX_ANSWER_BYTES = 64 * 1024;
 
     private final HttpClient client;
@@ -140,7 +140,7 @@ public final class HttpCallbackDispatcher implements Dispatcher {
         }
     }
 
-    /** The CallbackRequest of SPEC §4 as JSON; the payload goes in as the job's JSON value. */
+    /** The CallbackRequest as JSON (docs/api.md, "HTTP callback"); the payload goes in as the job's JSON value. */
     static byte[] callbackBody(Delivery delivery) {
         Job job = delivery.job();
         ByteArrayOutputStream out =

@@ -26,11 +26,12 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 
 /**
- * Delivers jobs of KAFKA services (SPEC §5): one record per attempt on the service's topic, keyed
- * by the bizKey (else the job id), the payload as value (a JSON string as its raw text, any other
- * JSON value as its JSON text), and the {@code hourglass-*} headers. One idempotent producer per
- * node ({@code acks=all}), batching with a short linger and lz4 compression; the operator's
- * {@code kafka.producer.*} settings (SASL, TLS, tuning) go to it as well ({@link KafkaSettings}).
+ * Delivers jobs of KAFKA services (docs/api.md, "Kafka record"): one record per attempt on the
+ * service's topic, keyed by the bizKey (else the job id), the payload as value (a JSON string as
+ * its raw text, any other JSON value as its JSON text), and the {@code hourglass-*} headers. One
+ * idempotent producer per node ({@code acks=all}), batching with a short linger and lz4
+ * compression; the operator's {@code kafka.producer.*} settings (SASL, TLS, tuning) go to it as
+ * well ({@link KafkaSettings}).
  *
  * <p>Outcomes: SUCCESS is the broker's acknowledgement (what AUTO mode finishes on; CONSUMER mode
  * keeps the job RUNNING for the consumer's result). An attempt whose record was never handed to
@@ -134,7 +135,7 @@ public final class KafkaDispatcher implements Dispatcher {
         return handOff.waitingBytes();
     }
 
-    /** The record of SPEC §5. */
+    /** The record of docs/api.md, "Kafka record". */
     static ProducerRecord<byte[], byte[]> record(Delivery delivery) {
         Job job = delivery.job();
         byte[] key = utf8(job.bizKey() != null ? job.bizKey() : Long.toString(job.id()));

@@ -12,7 +12,7 @@ import org.apache.dubbo.remoting.TimeoutException;
 import org.apache.dubbo.rpc.RpcException;
 import org.junit.jupiter.api.Test;
 
-/** How a Dubbo callback's answer or failure becomes an attempt outcome (SPEC §4). */
+/** How a Dubbo callback's answer or failure becomes an attempt outcome (docs/api.md, "Dubbo"). */
 class DubboOutcomesTest {
     @Test
     void theCallbacksResultIsTakenAsReturned() {
