@@ -10,7 +10,11 @@ public enum ErrorCode {
     PAYLOAD_TOO_LARGE(413),
     RATE_LIMITED(429),
     UNAVAILABLE(503),
-    /** An error the node did not expect (a bug), never the caller's fault (docs/api.md, "HTTP API"). */
+    /**
+     * Never the caller's fault: an error the node did not expect, or a submit whose database went
+     * away during its commit and did not come back to tell whether it was stored (the job may exist:
+     * look it up by its bizKey before sending it again). docs/api.md, "HTTP API".
+     */
     INTERNAL(500);
 
     private final int httpStatus;
