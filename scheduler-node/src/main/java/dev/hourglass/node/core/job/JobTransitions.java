@@ -7,18 +7,28 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The allowed state changes of SPEC §1, as one table. Every conditional update in the store names
- * its expected source states from here, so the database enforces exactly this table.
+ * The allowed changes of a job's state, as one table: the state diagram of docs/api.md ("Job
+ * states"). Every statement of the store that changes a job's state is conditional: its {@code
+ * WHERE} names the source states, as literals in JobMapper.xml or, where its caller passes them
+ * (cancel, manual retry), as {@link #sourcesOf} the target. JobStatementsTest reads every such
+ * statement, checks each change it can make against this table, and checks that each change of the
+ * table is made by some statement: the database makes exactly these changes.
  *
  * <pre>
- * DELAYED  -> RUNNING   claimed by the owner node at the fire time
- * RUNNING  -> FINISHED  success
- * RUNNING  -> DELAYED   failure or timeout with attempts left (retry at now + backoff)
- * RUNNING  -> FAILED    failure with no attempts left
- * DELAYED  -> CANCELED, RUNNING -> CANCELED
- * DELAYED  -> EXPIRED   not firable before fireAt + expireAfter
- * FAILED / CANCELED / EXPIRED -> DELAYED   manual retry
+ * DELAYED  -> RUNNING   claimed by the owner node at the fire time                      (claim)
+ * RUNNING  -> FINISHED  success                                                         (endAttempt)
+ * RUNNING  -> DELAYED   failure or timeout with attempts left: retry at now + backoff   (retryLater)
+ * RUNNING  -> DELAYED   an attempt that never left, given back to be claimed again
+ *                       under the same number (its node let go, or a cancel withheld it) (unclaim)
+ * RUNNING  -> FAILED    failure with no attempts left                                   (endAttempt)
+ * RUNNING  -> FAILED    a result the database refuses to take                           (failInPlace)
+ * DELAYED  -> CANCELED, RUNNING -> CANCELED   cancel                                    (markFinal)
+ * DELAYED  -> EXPIRED   not firable before fireAt + expireAfter                         (expire)
+ * FAILED / CANCELED / EXPIRED -> DELAYED   manual retry, from the backlog               (revive)
  * </pre>
+ *
+ * (In parentheses: the statements of JobMapper.xml that make the change.) Not changes, so not in
+ * the table: a job is created DELAYED, and the move of an ended job to the backlog keeps its state.
  */
 public final class JobTransitions {
     private static final Map<JobState, Set<JobState>> ALLOWED = new EnumMap<>(JobState.class);

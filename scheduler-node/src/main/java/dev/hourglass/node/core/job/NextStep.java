@@ -10,6 +10,11 @@ import dev.hourglass.api.JobState;
  *     attempt numbers (and its backoff) keep rising while its budget of counted attempts is untouched
  */
 public record NextStep(JobState state, long retryAt, boolean extendsBudget) {
+    /** What an attempt's end writes is a change the state table allows from RUNNING. */
+    public NextStep {
+        JobTransitions.check(JobState.RUNNING, state);
+    }
+
     public static NextStep finished() {
         return new NextStep(JobState.FINISHED, 0, false);
     }
