@@ -19,8 +19,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A store of whole jobs with the port's semantics (conditional claims, results, give-backs), for
- * engine tests that inject faults: {@link #failNextRecords} makes result writes fail, and every
- * operation can be observed.
+ * engine tests that inject faults ({@link #refuseWrites}, {@link #poison}, {@link #duringClaim}),
+ * and every operation can be observed. Nothing in it blocks or waits: an engine test runs every
+ * task on its own thread, on a manual clock.
  */
 final class FakeJobStore implements AttemptStore {
     final Map<Long, Job> jobs = new ConcurrentHashMap<>();
@@ -32,11 +33,30 @@ final class FakeJobStore implements AttemptStore {
     /** Attempts whose deadline was renewed at their gate. */
     final List<ClaimedAttempt> renewals = new CopyOnWriteArrayList<>();
 
-    /** The threads that called the store: the send path must not be among them. */
-    final java.util.Set<String> callingThreads = ConcurrentHashMap.newKeySet();
+    /**
+     * The store calls made on the send path — the sender's timer and gate, the fence's give-backs
+     * and renewals: every engine task runs on the test's thread, so the path is told by the stack
+     * (a frame of {@link AttemptSender} or {@link SendFence}), where a threaded engine told it by
+     * the thread's name ({@code hourglass-send-*}).
+     */
+    final List<String> sendPathCalls = new CopyOnWriteArrayList<>();
+
+    private static final StackWalker STACK = StackWalker.getInstance();
+
+    private void called(String operation) {
+        boolean onSendPath =
+                STACK.walk(frames -> frames.anyMatch(f -> f.getClassName().startsWith(AttemptSender.class.getName())
+                        || f.getClassName().startsWith(SendFence.class.getName())));
+        if (onSendPath) {
+            sendPathCalls.add(operation);
+        }
+    }
     /** How many reads of due jobs (loader, catch-up) covered each shard. */
     final Map<Integer, AtomicInteger> reads = new ConcurrentHashMap<>();
-    /** Runs inside every claim, after the rows are claimed (e.g. a freeze of the node mid-claim). */
+    /**
+     * Runs inside every claim, after the rows are claimed: a freeze of the node mid-claim, a cancel
+     * that locks the row as the claim commits, a slow claim (it moves the manual clock).
+     */
     volatile Runnable duringClaim = () -> {};
 
     final AtomicInteger claims = new AtomicInteger();
@@ -113,7 +133,8 @@ final class FakeJobStore implements AttemptStore {
 
     /**
      * A cancel of a RUNNING job through any node, as the database runs it: the job locked (this
-     * store's monitor, which the engine's give-backs wait for, as for a row lock), its holder asked
+     * store's monitor; the engine's give-back of a withheld attempt is a fence task, planned by the
+     * withholding and run after the cancel returns, as it would wait for the row lock), its holder asked
      * to withhold the attempt, then the job gone — or, with {@code commit} false, left as it was (a
      * cancel rolled back after the answer: its asker stopped waiting, its database failed).
      */
@@ -128,7 +149,7 @@ final class FakeJobStore implements AttemptStore {
 
     @Override
     public synchronized Claim claim(Collection<Long> ids, String node, long now, long horizon) {
-        callingThreads.add(Thread.currentThread().getName());
+        called("claim");
         claims.incrementAndGet();
         List<Job> claimed = new ArrayList<>();
         for (long id : ids) {
@@ -153,7 +174,7 @@ final class FakeJobStore implements AttemptStore {
 
     @Override
     public synchronized void record(List<AttemptResult> written, long now) {
-        callingThreads.add(Thread.currentThread().getName());
+        called("record");
         writes.incrementAndGet();
         if (refuseWrites) {
             throw new dev.hourglass.node.core.port.StoreUnavailableException("the database is read-only", null);
@@ -199,7 +220,7 @@ final class FakeJobStore implements AttemptStore {
 
     @Override
     public synchronized void quarantine(AttemptResult result, String error, long now) {
-        callingThreads.add(Thread.currentThread().getName());
+        called("quarantine");
         quarantined.add(result);
         Job j = jobs.get(result.jobId());
         if (j != null && j.attempts() == result.attempt()) {
@@ -211,7 +232,7 @@ final class FakeJobStore implements AttemptStore {
 
     @Override
     public List<IndexEntry> loadDue(DuePage page) {
-        callingThreads.add(Thread.currentThread().getName());
+        called("loadDue");
         List<IndexEntry> out = new ArrayList<>();
         page.after().keySet().forEach(shard -> reads.computeIfAbsent(shard, k -> new AtomicInteger())
                 .incrementAndGet());
@@ -229,7 +250,7 @@ final class FakeJobStore implements AttemptStore {
 
     @Override
     public List<Job> findStale(Collection<Integer> shards, long now, Orphans orphans, long afterId, int limit) {
-        callingThreads.add(Thread.currentThread().getName());
+        called("findStale");
         return jobs.values().stream()
                 .filter(j -> shards.contains(j.shard()) && j.state() == JobState.RUNNING && j.id() > afterId)
                 .sorted(Comparator.comparingLong(Job::id))
@@ -241,13 +262,13 @@ final class FakeJobStore implements AttemptStore {
 
     @Override
     public void forgetUnsent(Collection<ClaimedAttempt> attempts) {
-        callingThreads.add(Thread.currentThread().getName());
+        called("forgetUnsent");
         forgotten.addAll(attempts);
     }
 
     @Override
     public synchronized java.util.Set<Long> renewDeadlines(Collection<ClaimedAttempt> attempts, String node, long now) {
-        callingThreads.add(Thread.currentThread().getName());
+        called("renewDeadlines");
         java.util.Set<Long> renewed = new java.util.HashSet<>();
         for (ClaimedAttempt a : attempts) {
             Job j = jobs.get(a.jobId());
@@ -268,7 +289,7 @@ final class FakeJobStore implements AttemptStore {
 
     @Override
     public synchronized int unclaim(Collection<ClaimedAttempt> attempts, String node, long now) {
-        callingThreads.add(Thread.currentThread().getName());
+        called("unclaim");
         int n = 0;
         for (ClaimedAttempt a : attempts) {
             Job j = jobs.get(a.jobId());

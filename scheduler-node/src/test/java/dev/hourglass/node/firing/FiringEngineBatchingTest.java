@@ -1,7 +1,6 @@
 package dev.hourglass.node.firing;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.hourglass.api.JobState;
 import dev.hourglass.node.catalog.ServiceCatalog;
@@ -10,8 +9,8 @@ import dev.hourglass.node.core.port.DeliveryResult;
 import dev.hourglass.node.core.port.Dispatcher;
 import dev.hourglass.node.core.port.FiringListener;
 import dev.hourglass.node.core.shard.ShardOwnership;
-import java.time.Clock;
-import java.time.Duration;
+import dev.hourglass.node.testing.ManualClock;
+import dev.hourglass.node.testing.ManualScheduler;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -23,19 +22,34 @@ import org.junit.jupiter.api.Test;
  * A steady stream of jobs costs a claim transaction per group and a result write per group, not one
  * of each per job (docs/design.md, "Claim ahead, send on time"), and still fires each job at its
  * time, never early.
+ *
+ * <p>On fake time: the engine runs on one {@link ManualScheduler} (every role, on the test's
+ * thread) whose clock is the engine's clock; the test moves it, so the groups are those of the
+ * engine's timing alone, not of a slow machine.
  */
 class FiringEngineBatchingTest {
     static final int JOBS = 60;
     static final long APART_MS = 5; // 200 jobs/s
 
+    final ManualClock clock = new ManualClock(FiringEngineFenceTest.T0);
+    final ManualScheduler scheduler = new ManualScheduler(clock);
+    final LoggedDefects defects = LoggedDefects.capture();
     final FakeJobStore store = new FakeJobStore();
     final List<Delivery> delivered = new CopyOnWriteArrayList<>();
     FiringEngine engine;
 
     @AfterEach
     void stop() {
-        if (engine != null) {
-            engine.stop(1_000);
+        try {
+            if (engine != null) {
+                engine.stop(1_000);
+            }
+            assertThat(scheduler.failures()).as("tasks that threw").isEmpty();
+            assertThat(defects.logged())
+                    .as("exceptions the engine caught and logged")
+                    .isEmpty();
+        } finally {
+            defects.close();
         }
     }
 
@@ -53,15 +67,15 @@ class FiringEngineBatchingTest {
                         new FiringListener() {}),
                 new ShardOwnership(List.of(0)),
                 new ClusterContext("n1", () -> Set.of("n1"), limit -> limit),
-                Clock.systemUTC(),
+                clock,
                 new EngineSettings(60_000, 50, 100, 100, 10_000, 500, 2, 500, claimLeadMs, resultLingerMs),
-                EngineSchedulers.threaded(Clock.systemUTC(), 2));
+                EngineSchedulers.allOn(scheduler));
         engine.start();
     }
 
     /** {@value #JOBS} jobs due {@value #APART_MS} ms apart, the first {@code firstInMs} from now. */
     private long addStream(long firstInMs) {
-        long first = System.currentTimeMillis() + firstInMs;
+        long first = clock.millis() + firstInMs;
         for (int i = 0; i < JOBS; i++) {
             store.add(i + 1, first + i * APART_MS, 0);
         }
@@ -69,8 +83,10 @@ class FiringEngineBatchingTest {
     }
 
     private void awaitAllFinishedNoneEarly() {
-        await().atMost(Duration.ofSeconds(10))
-                .until(() -> store.jobs.values().stream().allMatch(j -> j.state() == JobState.FINISHED));
+        assertThat(scheduler.awaitUntil(
+                        () -> store.jobs.values().stream().allMatch(j -> j.state() == JobState.FINISHED), 10_000))
+                .as("every job finished within 10 s of fake time")
+                .isTrue();
         assertThat(delivered).hasSize(JOBS);
         for (Delivery d : delivered) {
             assertThat(d.firedAt())
@@ -94,7 +110,7 @@ class FiringEngineBatchingTest {
     @Test
     void theResultsOfASteadyStreamAreWrittenInGroups() {
         // results arrive every 5 ms; each write waits 50 ms for more, so about 6 writes; written
-        // as they come they would be 60 (a slow machine only makes the groups larger)
+        // as they come they would be 60
         addStream(1_000);
         start(100, 50);
         awaitAllFinishedNoneEarly();

@@ -1,7 +1,6 @@
 package dev.hourglass.node.firing;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.hourglass.api.JobState;
 import dev.hourglass.node.catalog.ServiceCatalog;
@@ -9,19 +8,23 @@ import dev.hourglass.node.core.job.AttemptOutcome;
 import dev.hourglass.node.core.job.AttemptResult;
 import dev.hourglass.node.core.job.Backoff;
 import dev.hourglass.node.core.port.DeliveryResult;
+import dev.hourglass.node.core.port.Dispatcher;
 import dev.hourglass.node.core.port.FiringListener;
+import dev.hourglass.node.core.port.ServiceLookup;
 import dev.hourglass.node.core.port.ServiceRepository;
 import dev.hourglass.node.core.service.AckMode;
 import dev.hourglass.node.core.service.Protocol;
 import dev.hourglass.node.core.service.ServiceDefinition;
 import dev.hourglass.node.core.shard.ShardOwnership;
-import java.time.Clock;
-import java.time.Duration;
+import dev.hourglass.node.testing.ManualClock;
+import dev.hourglass.node.testing.ManualScheduler;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +32,10 @@ import org.junit.jupiter.api.Test;
  * claim bound falls back to its default, a claimed attempt that cannot be sent ends as an ERROR and
  * is retried, and nothing is left holding a claim slot or an in-flight mark (either would stop
  * firing or hide the job from the timeout sweep for good).
+ *
+ * <p>On fake time: the engine runs on one {@link ManualScheduler} (every role, on the test's
+ * thread) whose clock is the engine's clock; the test moves it. A dispatcher that never answers is a
+ * future nobody completes until the test does.
  */
 class FiringEngineFaultsTest {
     static final ServiceDefinition SERVICE = new ServiceDefinition(
@@ -49,9 +56,49 @@ class FiringEngineFaultsTest {
             0,
             0);
 
+    final ManualClock clock = new ManualClock(FiringEngineFenceTest.T0);
+    final ManualScheduler scheduler = new ManualScheduler(clock);
+    final LoggedDefects defects = LoggedDefects.capture();
+    FiringEngine engine;
+
+    @AfterEach
+    void stop() {
+        try {
+            if (engine != null) {
+                engine.stop(1_000);
+            }
+            assertThat(scheduler.failures()).as("tasks that threw").isEmpty();
+            assertThat(defects.logged())
+                    .as("exceptions the engine caught and logged")
+                    .isEmpty();
+        } finally {
+            defects.close();
+        }
+    }
+
+    /** The engine on the manual scheduler and clock, one claim at a time, claiming at the fire time. */
+    private FiringEngine start(FakeJobStore store, ServiceLookup catalog, Dispatcher dispatcher) {
+        engine = new FiringEngine(
+                new FiringEngine.Ports(store, catalog, dispatcher, FiringListener.NONE),
+                new ShardOwnership(List.of(0)),
+                ClusterContext.alone("n1"),
+                clock,
+                new EngineSettings(60_000, 50, 100, 100, 1_000, 10, 1, 10, 0, 0),
+                EngineSchedulers.allOn(scheduler));
+        engine.start();
+        return engine;
+    }
+
+    /** Moves fake time, task by task, until {@code done} holds; fails if it does not within {@code maxMs}. */
+    private void runUntil(String what, BooleanSupplier done, long maxMs) {
+        assertThat(scheduler.awaitUntil(done, maxMs))
+                .as("%s within %d ms of fake time", what, maxMs)
+                .isTrue();
+    }
+
     @Test
     void anAttemptWhoseServiceCannotBeReadEndsAsAnErrorAndIsRetried() {
-        // the first read is the claim bound's (firing thread), the second the send's (claim thread)
+        // the first read is the claim bound's (the claim round), the second the send's (the claim task)
         AtomicInteger failuresLeft = new AtomicInteger(2);
         ServiceRepository services = new ServiceRepository() {
             @Override
@@ -79,37 +126,24 @@ class FiringEngineFaultsTest {
         };
         List<Long> delivered = new CopyOnWriteArrayList<>();
         FakeJobStore store = new FakeJobStore();
-        long now = System.currentTimeMillis();
+        long now = clock.millis();
         store.add(1, now + 200, 0);
-        FiringEngine engine = new FiringEngine(
-                new FiringEngine.Ports(
-                        store,
-                        new ServiceCatalog(services),
-                        delivery -> {
-                            delivered.add(delivery.job().id());
-                            return CompletableFuture.completedFuture(DeliveryResult.success(null));
-                        },
-                        FiringListener.NONE),
-                new ShardOwnership(List.of(0)),
-                ClusterContext.alone("n1"),
-                Clock.systemUTC(),
-                new EngineSettings(60_000, 50, 100, 100, 1_000, 10, 1, 10, 0, 0),
-                EngineSchedulers.threaded(Clock.systemUTC(), 1)); // one claim thread
-        engine.start();
-        try {
-            await().atMost(Duration.ofSeconds(10))
-                    .until(() -> store.jobs.values().stream().allMatch(j -> j.state() == JobState.FINISHED));
-            assertThat(failuresLeft.get()).as("both reads failed once").isNegative();
-            assertThat(delivered).containsExactly(1L);
-            assertThat(store.results)
-                    .extracting(AttemptResult::outcome)
-                    .containsExactly(AttemptOutcome.ERROR, AttemptOutcome.SUCCESS);
-            assertThat(store.results.get(0).message()).contains("database down");
-            assertThat(store.results.get(1).attempt()).isEqualTo(2);
-            assertThat(engine.inFlight()).as("nothing left marked in flight").isZero();
-        } finally {
-            engine.stop(1_000);
-        }
+        start(store, new ServiceCatalog(services), delivery -> {
+            delivered.add(delivery.job().id());
+            return CompletableFuture.completedFuture(DeliveryResult.success(null));
+        });
+        runUntil(
+                "every job finished",
+                () -> store.jobs.values().stream().allMatch(j -> j.state() == JobState.FINISHED),
+                10_000);
+        assertThat(failuresLeft.get()).as("both reads failed once").isNegative();
+        assertThat(delivered).containsExactly(1L);
+        assertThat(store.results)
+                .extracting(AttemptResult::outcome)
+                .containsExactly(AttemptOutcome.ERROR, AttemptOutcome.SUCCESS);
+        assertThat(store.results.get(0).message()).contains("database down");
+        assertThat(store.results.get(1).attempt()).isEqualTo(2);
+        assertThat(engine.inFlight()).as("nothing left marked in flight").isZero();
     }
 
     /**
@@ -120,49 +154,34 @@ class FiringEngineFaultsTest {
     @Test
     void aSendWhoseDispatcherNeverAnswersEndsAsATimeoutAndTheJobIsRetried() {
         FakeJobStore store = new FakeJobStore();
-        long now = System.currentTimeMillis();
+        long now = clock.millis();
         store.jobs.put(1L, FakeJobStore.job(1, JobState.DELAYED, now, now, 0, 5, null, 200, 0));
         List<CompletableFuture<DeliveryResult>> unanswered = new CopyOnWriteArrayList<>();
-        FiringEngine engine = new FiringEngine(
-                new FiringEngine.Ports(
-                        store,
-                        new ServiceCatalog(new FixedServices(SERVICE)),
-                        delivery -> {
-                            if (delivery.attempt() == 1) {
-                                CompletableFuture<DeliveryResult> never = new CompletableFuture<>();
-                                unanswered.add(never);
-                                return never;
-                            }
-                            return CompletableFuture.completedFuture(DeliveryResult.success(null));
-                        },
-                        FiringListener.NONE),
-                new ShardOwnership(List.of(0)),
-                ClusterContext.alone("n1"),
-                Clock.systemUTC(),
-                new EngineSettings(60_000, 50, 100, 100, 1_000, 10, 1, 10, 0, 0),
-                EngineSchedulers.threaded(Clock.systemUTC(), 1));
-        engine.start();
-        try {
-            await().atMost(Duration.ofSeconds(15))
-                    .until(() -> store.jobs.get(1L).state() == JobState.FINISHED);
-            long endedAfter = System.currentTimeMillis() - now;
-            assertThat(unanswered).hasSize(1);
-            assertThat(store.results)
-                    .extracting(AttemptResult::outcome)
-                    .containsExactly(AttemptOutcome.TIMEOUT, AttemptOutcome.SUCCESS);
-            assertThat(store.results.get(0).message())
-                    .as("ended by the sender, not by the sweep (which leaves an attempt in flight alone)")
-                    .contains("no answer from the HTTP dispatcher");
-            assertThat(endedAfter)
-                    .as("not before the timeout (200 ms) and the grace")
-                    .isGreaterThanOrEqualTo(200 + AttemptSender.GIVE_UP_GRACE_MS);
-            assertThat(engine.inFlight()).isZero();
+        start(store, new ServiceCatalog(new FixedServices(SERVICE)), delivery -> {
+            if (delivery.attempt() == 1) {
+                CompletableFuture<DeliveryResult> never = new CompletableFuture<>(); // until the test says
+                unanswered.add(never);
+                return never;
+            }
+            return CompletableFuture.completedFuture(DeliveryResult.success(null));
+        });
+        runUntil("finished", () -> store.jobs.get(1L).state() == JobState.FINISHED, 15_000);
+        long endedAfter = clock.millis() - now;
+        assertThat(unanswered).hasSize(1);
+        assertThat(store.results)
+                .extracting(AttemptResult::outcome)
+                .containsExactly(AttemptOutcome.TIMEOUT, AttemptOutcome.SUCCESS);
+        assertThat(store.results.get(0).message())
+                .as("ended by the sender, not by the sweep (which leaves an attempt in flight alone)")
+                .contains("no answer from the HTTP dispatcher");
+        assertThat(endedAfter)
+                .as("not before the timeout (200 ms) and the grace")
+                .isGreaterThanOrEqualTo(200 + AttemptSender.GIVE_UP_GRACE_MS);
+        assertThat(engine.inFlight()).isZero();
 
-            unanswered.get(0).complete(DeliveryResult.success(null)); // the late answer changes nothing
-            assertThat(store.results).hasSize(2);
-            assertThat(engine.inFlight()).isZero();
-        } finally {
-            engine.stop(1_000);
-        }
+        unanswered.get(0).complete(DeliveryResult.success(null)); // the late answer changes nothing
+        scheduler.advance(1_000);
+        assertThat(store.results).hasSize(2);
+        assertThat(engine.inFlight()).isZero();
     }
 }

@@ -1,7 +1,6 @@
 package dev.hourglass.node.firing;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.hourglass.api.JobState;
 import dev.hourglass.node.catalog.ServiceCatalog;
@@ -16,7 +15,8 @@ import dev.hourglass.node.core.port.Dispatcher;
 import dev.hourglass.node.core.port.FiringListener;
 import dev.hourglass.node.core.service.ServiceDefinition;
 import dev.hourglass.node.core.shard.ShardOwnership;
-import java.time.Clock;
+import dev.hourglass.node.testing.ManualClock;
+import dev.hourglass.node.testing.ManualScheduler;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +25,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -37,10 +38,19 @@ import org.junit.jupiter.api.Test;
  * refuses is set aside without holding back the others; an attempt that never reached its receiver
  * does not use up the job's budget. A node out of touch with the cluster (its shard lease lapsed,
  * as it has on waking from a freeze) claims nothing and sends nothing it claimed.
+ *
+ * <p>On fake time: every role of the engine runs on one {@link ManualScheduler}, on the test's
+ * thread, and its clock is the engine's clock. Time moves only when the test moves it ({@link
+ * #runUntil}, {@link ManualScheduler#advance}); a receiver that answers later is a future the test
+ * (or a task it plans at a chosen fake time) completes; no test waits in real time.
  */
 class FiringEngineFenceTest {
     static final long LEAD_MS = 500; // the window in which a test acts on a claimed, unsent attempt
+    static final long T0 = 1_750_000_000_000L;
 
+    final ManualClock clock = new ManualClock(T0);
+    final ManualScheduler scheduler = new ManualScheduler(clock);
+    final LoggedDefects defects = LoggedDefects.capture();
     final FakeJobStore store = new FakeJobStore();
     final ShardOwnership shards = new ShardOwnership(List.of(0));
     /** The node's lease on its shards (in a cluster: recent contact with ZooKeeper). */
@@ -56,9 +66,29 @@ class FiringEngineFenceTest {
 
     @AfterEach
     void stop() {
-        if (engine != null) {
-            engine.stop(1_000);
+        try {
+            if (engine != null) {
+                engine.stop(1_000);
+            }
+            assertThat(scheduler.failures()).as("tasks that threw").isEmpty();
+            assertThat(defects.logged())
+                    .as("exceptions the engine caught and logged")
+                    .isEmpty();
+        } finally {
+            defects.close();
         }
+    }
+
+    /** Moves fake time, task by task, until {@code done} holds; fails if it does not within {@code maxMs}. */
+    private void runUntil(String what, BooleanSupplier done, long maxMs) {
+        assertThat(scheduler.awaitUntil(done, maxMs))
+                .as("%s within %d ms of fake time", what, maxMs)
+                .isTrue();
+    }
+
+    /** Moves fake time past {@code time}, running every task due on the way. */
+    private void runPast(long time) {
+        scheduler.advanceTo(Math.max(clock.millis(), time + 1));
     }
 
     private void start(ServiceDefinition service, Function<Delivery, CompletableFuture<DeliveryResult>> receiver) {
@@ -83,9 +113,9 @@ class FiringEngineFenceTest {
                 new FiringEngine.Ports(store, new ServiceCatalog(new FixedServices(service)), dispatcher, listener),
                 shards,
                 new ClusterContext("n1", () -> Set.of("n1", "n2"), limit -> limit), // n2: another live node
-                Clock.systemUTC(),
+                clock,
                 settings,
-                EngineSchedulers.threaded(Clock.systemUTC(), settings.claimThreads()));
+                EngineSchedulers.allOn(scheduler));
         engine.start();
     }
 
@@ -124,25 +154,21 @@ class FiringEngineFenceTest {
     private void startWithJob1ClaimedAhead(long fireAt) {
         store.add(1, fireAt, 0);
         start(service(10), FiringEngineFenceTest::ok);
-        await().atMost(Duration.ofSeconds(5))
-                .pollInterval(Duration.ofMillis(5))
-                .until(() -> state(1) == JobState.RUNNING);
-    }
-
-    private void awaitPast(long time) {
-        await().atMost(Duration.ofSeconds(10)).until(() -> System.currentTimeMillis() > time);
+        runUntil("job 1 claimed", () -> state(1) == JobState.RUNNING, 5_000);
     }
 
     @Test
     void anAttemptClaimedAheadIsSentAtItsFireTimeWithoutAStoreCallOnTheWay() {
-        long fireAt = System.currentTimeMillis() + 800;
+        long fireAt = clock.millis() + 800;
         startWithJob1ClaimedAhead(fireAt);
-        await().atMost(Duration.ofSeconds(5)).until(() -> delivered.size() == 1);
+        assertThat(clock.millis()).as("claimed ahead").isLessThan(fireAt);
+        runUntil("sent", () -> delivered.size() == 1, 5_000);
         assertThat(delivered.get(0).firedAt()).as("never early").isGreaterThanOrEqualTo(fireAt);
+        assertThat(delivered.get(0).firedAt()).as("on time").isEqualTo(fireAt);
         // the claim was the database check: from the timer to the dispatcher, memory only
-        assertThat(store.callingThreads)
-                .as("threads that called the store")
-                .noneMatch(t -> t.startsWith("hourglass-send")); // the timer, the fence (give-backs, renewals)
+        assertThat(store.sendPathCalls)
+                .as("store calls on the send path: the timer, the gate, the fence (give-backs, renewals)")
+                .isEmpty();
     }
 
     /** The engine as the holder of its attempts (in a cluster, other nodes reach it through ZooKeeper). */
@@ -153,11 +179,9 @@ class FiringEngineFenceTest {
 
     @Test
     void anAttemptClaimedAheadAndThenWithheldForACancelIsNotSent() {
-        long fireAt = System.currentTimeMillis() + 800;
+        long fireAt = clock.millis() + 800;
         startWithJob1ClaimedAhead(fireAt);
-        assertThat(System.currentTimeMillis())
-                .as("claimed ahead, before its fire time")
-                .isLessThan(fireAt);
+        assertThat(clock.millis()).as("claimed ahead, before its fire time").isLessThan(fireAt);
         // a job it never claimed (an earlier life's): it cannot say. (Not "attempt 2 of job 1": while
         // a loader's late copy of job 1 is in a claim round, which then fails, the node answers for
         // a claim it may be about to take: docs/design.md, "Known limit")
@@ -167,7 +191,7 @@ class FiringEngineFenceTest {
         assertThat(engine.withhold(1, 1))
                 .as("asked again (a retried cancel): it never left")
                 .isEqualTo(AttemptHolders.Answer.WITHHELD);
-        awaitPast(fireAt + 300);
+        runPast(fireAt + 300);
         assertThat(delivered).isEmpty();
         assertThat(store.givenBack)
                 .as("the give-back that follows a withholding finds the job canceled: nothing to undo")
@@ -176,11 +200,11 @@ class FiringEngineFenceTest {
 
     @Test
     void anAttemptWithheldForACancelThatRolledBackIsGivenBackAndFiresAtOnce() {
-        long fireAt = System.currentTimeMillis() + 800;
+        long fireAt = clock.millis() + 800;
         startWithJob1ClaimedAhead(fireAt);
         assertThat(store.cancelRunning(1, holders(), false)).isEqualTo(AttemptHolders.Answer.WITHHELD);
         // not RUNNING unsent until its deadline: DELAYED again, claimed again, sent at its time
-        await().atMost(Duration.ofSeconds(5)).until(() -> delivered.size() == 1);
+        runUntil("sent", () -> delivered.size() == 1, 5_000);
         assertThat(store.givenBack).containsExactly(new AttemptStore.ClaimedAttempt(1, 1));
         assertThat(delivered.get(0).firedAt()).isGreaterThanOrEqualTo(fireAt);
         assertThat(delivered.get(0).job().attempts())
@@ -199,11 +223,11 @@ class FiringEngineFenceTest {
                 answer.set(store.cancelRunning(1, holders(), true));
             }
         };
-        store.add(1, System.currentTimeMillis() - 10, 0); // overdue: it would be sent straight away
+        store.add(1, clock.millis() - 10, 0); // overdue: it would be sent straight away
         start(service(10), FiringEngineFenceTest::ok);
-        await().atMost(Duration.ofSeconds(5)).until(() -> answer.get() != null);
+        runUntil("the claim and the cancel inside it", () -> answer.get() != null, 5_000);
         assertThat(answer.get()).isEqualTo(AttemptHolders.Answer.WITHHELD);
-        awaitPast(System.currentTimeMillis() + 300);
+        runPast(clock.millis() + 300);
         assertThat(delivered).isEmpty();
         assertThat(engine.inFlight()).isZero();
     }
@@ -211,12 +235,13 @@ class FiringEngineFenceTest {
     @Test
     void anAttemptAlreadySentIsReportedUnderWayAndStillEnds() {
         CompletableFuture<DeliveryResult> held = new CompletableFuture<>();
-        store.add(1, System.currentTimeMillis(), 0);
-        start(service(10), d -> held);
-        await().atMost(Duration.ofSeconds(5)).until(() -> delivered.size() == 1);
+        store.add(1, clock.millis(), 0);
+        start(service(10), d -> held); // a receiver that answers when the test says
+        runUntil("sent", () -> delivered.size() == 1, 5_000);
         assertThat(engine.withhold(1, 1)).isEqualTo(AttemptHolders.Answer.UNDER_WAY);
-        held.complete(DeliveryResult.success(null));
-        await().atMost(Duration.ofSeconds(5)).until(() -> state(1) == JobState.FINISHED);
+        scheduler.advance(100);
+        held.complete(DeliveryResult.success(null)); // answered 100 ms after the send
+        runUntil("its result written", () -> state(1) == JobState.FINISHED, 5_000);
         assertThat(engine.withhold(1, 1))
                 .as("released, but sent: under way still, not unknown (its result may not be written yet)")
                 .isEqualTo(AttemptHolders.Answer.UNDER_WAY);
@@ -226,54 +251,59 @@ class FiringEngineFenceTest {
     @Test
     void anAttemptWaitingAtItsFullGateIsNotSentOnceWithheld() {
         Map<Long, CompletableFuture<DeliveryResult>> held = new ConcurrentHashMap<>();
-        long now = System.currentTimeMillis();
+        long now = clock.millis();
         store.add(1, now, 0);
         store.add(2, now, 0);
         start(service(1), d -> held.computeIfAbsent(d.job().id(), id -> new CompletableFuture<>()));
-        await().atMost(Duration.ofSeconds(5))
-                .until(() -> delivered.size() == 1 && state(1) == JobState.RUNNING && state(2) == JobState.RUNNING);
+        runUntil(
+                "both claimed, one sent",
+                () -> delivered.size() == 1 && state(1) == JobState.RUNNING && state(2) == JobState.RUNNING,
+                5_000);
         long sending = delivered.get(0).job().id();
         long waiting = 3 - sending;
         assertThat(engine.withhold(sending, 1)).isEqualTo(AttemptHolders.Answer.UNDER_WAY);
         assertThat(store.cancelRunning(waiting, holders(), true)).isEqualTo(AttemptHolders.Answer.WITHHELD);
         assertThat(engine.inFlight()).as("only the delivery under way").isEqualTo(1);
-        held.get(sending).complete(DeliveryResult.success(null));
-        awaitPast(System.currentTimeMillis() + 500);
+        scheduler.advance(100);
+        held.get(sending).complete(DeliveryResult.success(null)); // its slot at the gate is free again
+        runPast(clock.millis() + 500);
         assertThat(delivered).extracting(d -> d.job().id()).containsExactly(sending);
         assertThat(engine.inFlight()).isZero();
     }
 
     @Test
     void anAttemptWhoseClaimEndedNearItsDeadlineIsRenewedBeforeItIsSent() {
-        // timeout 1 s: the margin is half of it. The claim takes 600 ms (a rebalance's contention),
-        // leaving 400 ms of its deadline: a node taking the shard over would time it out while its
-        // receiver works, so it gets a fresh deadline (conditional on being still this node's) first
-        long now = System.currentTimeMillis();
+        // timeout 1 s: the margin is half of it. The claim takes 600 ms (a rebalance's contention:
+        // the clock moves on inside it), leaving 400 ms of its deadline: a node taking the shard over
+        // would time it out while its receiver works, so it gets a fresh deadline (conditional on
+        // being still this node's) first
+        long now = clock.millis();
         store.jobs.put(1L, FakeJobStore.job(1, JobState.DELAYED, now, now, 0, 5, null, 1_000, 0));
         java.util.concurrent.atomic.AtomicBoolean slowed = new java.util.concurrent.atomic.AtomicBoolean();
         store.duringClaim = () -> {
             if (slowed.compareAndSet(false, true)) {
-                sleep(600);
+                clock.advance(600);
             }
         };
         start(service(10), FiringEngineFenceTest::ok);
-        await().atMost(Duration.ofSeconds(5)).until(() -> state(1) == JobState.FINISHED);
-        // a machine too loaded to send within half a second of the renewal gives the attempt back
-        // instead, and it is claimed (the same attempt number) and sent again: never sent twice
+        runUntil("finished", () -> state(1) == JobState.FINISHED, 5_000);
+        // on threads, a machine too loaded to send within half a second of the renewal gave the
+        // attempt back instead (claimed and sent again, never twice); on fake time it is sent at once
         assertThat(store.renewals).isNotEmpty().containsOnly(new AttemptStore.ClaimedAttempt(1, 1));
+        assertThat(store.givenBack).isEmpty();
         assertThat(delivered).hasSize(1);
     }
 
     @Test
     void anAttemptWhoseShardMovedBeforeItsFireTimeIsGivenBackUnsent() {
-        long fireAt = System.currentTimeMillis() + 800;
+        long fireAt = clock.millis() + 800;
         startWithJob1ClaimedAhead(fireAt);
         shards.replace(List.of()); // the master gave shard 0 to another node
-        await().atMost(Duration.ofSeconds(5)).until(() -> !store.givenBack.isEmpty());
-        assertThat(System.currentTimeMillis())
+        runUntil("given back", () -> !store.givenBack.isEmpty(), 5_000);
+        assertThat(clock.millis())
                 .as("given back at once, not at its fire time: the new owner is reading the shard now")
                 .isLessThan(fireAt);
-        awaitPast(fireAt + 300);
+        runPast(fireAt + 300);
         assertThat(delivered).isEmpty();
         assertThat(store.givenBack).containsExactly(new AttemptStore.ClaimedAttempt(1, 1));
         Job back = store.jobs.get(1L);
@@ -285,21 +315,21 @@ class FiringEngineFenceTest {
     @Test
     void aNodeWhoseLeaseLapsedClaimsNothingUntilItHoldsItAgain() {
         lease.set(false);
-        store.add(1, System.currentTimeMillis(), 0);
+        store.add(1, clock.millis(), 0);
         start(service(10), FiringEngineFenceTest::ok);
-        awaitPast(System.currentTimeMillis() + 500);
+        runPast(clock.millis() + 500);
         assertThat(store.claims).as("not claimed without the lease").hasValue(0);
         assertThat(delivered).isEmpty();
         lease.set(true);
-        await().atMost(Duration.ofSeconds(5)).until(() -> delivered.size() == 1);
+        runUntil("sent", () -> delivered.size() == 1, 5_000);
     }
 
     @Test
     void anAttemptClaimedAheadIsGivenBackUnsentWhenTheLeaseLapsesBeforeItsFireTime() {
-        long fireAt = System.currentTimeMillis() + 800;
+        long fireAt = clock.millis() + 800;
         startWithJob1ClaimedAhead(fireAt);
         lease.set(false); // frozen past its session: it still owns shard 0 as far as it knows
-        awaitPast(fireAt + 300);
+        runPast(fireAt + 300);
         assertThat(delivered).isEmpty();
         assertThat(store.givenBack).containsExactly(new AttemptStore.ClaimedAttempt(1, 1));
         assertThat(engine.inFlight()).isZero();
@@ -310,10 +340,10 @@ class FiringEngineFenceTest {
         // the straight path skips the database fence (the claim was the check): a freeze inside the
         // claim is caught by the lease, which the frozen time has run out
         store.duringClaim = () -> lease.set(false);
-        store.add(1, System.currentTimeMillis() - 10, 0);
+        store.add(1, clock.millis() - 10, 0);
         start(service(10), FiringEngineFenceTest::ok);
-        await().atMost(Duration.ofSeconds(5)).until(() -> !store.givenBack.isEmpty());
-        awaitPast(System.currentTimeMillis() + 300);
+        runUntil("given back", () -> !store.givenBack.isEmpty(), 5_000);
+        runPast(clock.millis() + 300);
         assertThat(delivered).isEmpty();
         assertThat(store.givenBack).containsExactly(new AttemptStore.ClaimedAttempt(1, 1));
         assertThat(state(1)).isEqualTo(JobState.DELAYED);
@@ -321,7 +351,7 @@ class FiringEngineFenceTest {
 
     @Test
     void aGainedShardIsReadAgainSoonForWhatItsPreviousOwnerGivesBackJustAfterTheFirstRead() {
-        long fireAt = System.currentTimeMillis() + 1_500;
+        long fireAt = clock.millis() + 1_500;
         // claimed ahead by n2, the shard's owner until now
         store.jobs.put(1L, FakeJobStore.job(1, JobState.RUNNING, fireAt, fireAt, 1, 5, "n2", 5_000, 0));
         shards.replace(List.of());
@@ -331,10 +361,11 @@ class FiringEngineFenceTest {
                 FiringEngineFenceTest::ok,
                 new EngineSettings(60_000, 5_000, 30_000, 30_000, 10_000, 50, 2, 50, LEAD_MS, 0));
         shards.replace(List.of(0)); // this node gains shard 0 and reads it: the job is RUNNING, not loaded
-        await().atMost(Duration.ofSeconds(1)).until(() -> store.reads.containsKey(0));
+        runUntil("shard 0 read", () -> store.reads.containsKey(0), 1_000);
+        scheduler.advance(50);
         store.add(1, fireAt, 0); // n2 heard of the same assignment a moment later and gave the attempt back
-        await().atMost(Duration.ofSeconds(5)).until(() -> !delivered.isEmpty());
-        assertThat(System.currentTimeMillis() - fireAt)
+        runUntil("sent", () -> !delivered.isEmpty(), 5_000);
+        assertThat(clock.millis() - fireAt)
                 .as("delivered at its fire time, not at the next catch-up sweep 30 s later")
                 .isLessThan(500);
         assertThat(delivered).extracting(d -> d.job().id()).containsExactly(1L);
@@ -345,17 +376,19 @@ class FiringEngineFenceTest {
         // behind a delivery to a slow receiver they would wait for its answer, or for their deadline,
         // at which the new owner would end them as TIMEOUTs that never reached the receiver
         Map<Long, CompletableFuture<DeliveryResult>> held = new ConcurrentHashMap<>();
-        long now = System.currentTimeMillis();
+        long now = clock.millis();
         store.add(1, now, 0);
         store.add(2, now, 0); // maxInFlight 1: claimed with job 1 (twice the limit), queued at the gate
         start(service(1), d -> held.computeIfAbsent(d.job().id(), id -> new CompletableFuture<>()));
-        await().atMost(Duration.ofSeconds(5))
-                .until(() -> delivered.size() == 1 && state(1) == JobState.RUNNING && state(2) == JobState.RUNNING);
+        runUntil(
+                "both claimed, one sent",
+                () -> delivered.size() == 1 && state(1) == JobState.RUNNING && state(2) == JobState.RUNNING,
+                5_000);
         long sending = delivered.get(0).job().id();
 
         shards.replace(List.of()); // the master gave shard 0 to another node
 
-        await().atMost(Duration.ofSeconds(2)).until(() -> store.givenBack.size() == 1);
+        runUntil("given back", () -> store.givenBack.size() == 1, 2_000);
         assertThat(held.get(sending)).as("the delivery under way is still open").isNotDone();
         for (AttemptStore.ClaimedAttempt back : store.givenBack) {
             assertThat(back.jobId()).isNotEqualTo(sending);
@@ -363,8 +396,9 @@ class FiringEngineFenceTest {
             assertThat(store.jobs.get(back.jobId()).attempts()).isZero();
         }
         assertThat(engine.inFlight()).as("only the delivery under way").isEqualTo(1);
+        scheduler.advance(100);
         held.get(sending).complete(DeliveryResult.success(null));
-        await().atMost(Duration.ofSeconds(5)).until(() -> state(sending) == JobState.FINISHED);
+        runUntil("its result written", () -> state(sending) == JobState.FINISHED, 5_000);
         assertThat(delivered).hasSize(1);
         assertThat(engine.inFlight()).isZero();
     }
@@ -373,18 +407,11 @@ class FiringEngineFenceTest {
     void anAttemptThatWaitedAtItsGateUntilItsDeadlineNearedIsRenewedAndSentInItsTurn() {
         // timeout 1 s (margin 500 ms); the receiver holds job 1 for 700 ms while job 2 waits at
         // the gate (maxInFlight 1). Given back, job 2 would be claimed again at the end of the line
-        long now = System.currentTimeMillis();
+        long now = clock.millis();
         store.jobs.put(1L, FakeJobStore.job(1, JobState.DELAYED, now, now, 0, 5, null, 1_000, 0));
         store.jobs.put(2L, FakeJobStore.job(2, JobState.DELAYED, now + 1, now + 1, 0, 5, null, 1_000, 0));
-        start(
-                service(1),
-                d -> d.job().id() == 1
-                        ? CompletableFuture.supplyAsync(
-                                () -> DeliveryResult.success(null),
-                                CompletableFuture.delayedExecutor(700, java.util.concurrent.TimeUnit.MILLISECONDS))
-                        : ok(d));
-        await().atMost(Duration.ofSeconds(5))
-                .until(() -> state(1) == JobState.FINISHED && state(2) == JobState.FINISHED);
+        start(service(1), d -> d.job().id() == 1 ? answeredAfter(700) : ok(d));
+        runUntil("both finished", () -> state(1) == JobState.FINISHED && state(2) == JobState.FINISHED, 5_000);
         assertThat(store.renewals).containsExactly(new AttemptStore.ClaimedAttempt(2, 1));
         assertThat(store.givenBack).as("kept its place in line").isEmpty();
         assertThat(delivered).extracting(d -> d.job().id()).containsExactly(1L, 2L);
@@ -398,18 +425,28 @@ class FiringEngineFenceTest {
         assertThat(second.firedAt()).isGreaterThanOrEqualTo(delivered.get(0).firedAt() + 600);
     }
 
+    /** A receiver that answers {@code ms} of fake time after the send: a task on the scheduler completes it. */
+    private CompletableFuture<DeliveryResult> answeredAfter(long ms) {
+        CompletableFuture<DeliveryResult> answer = new CompletableFuture<>();
+        scheduler.after(ms, () -> answer.complete(DeliveryResult.success(null)));
+        return answer;
+    }
+
     @Test
     void aDeliveryStillUnansweredWhenAStopsGraceEndsIsWrittenAsATimeoutThatSaysSo() {
-        store.add(1, System.currentTimeMillis(), 0);
-        start(service(10), d -> new CompletableFuture<>()); // a receiver slower than the grace
-        await().atMost(Duration.ofSeconds(5)).until(() -> delivered.size() == 1);
+        store.add(1, clock.millis(), 0);
+        start(service(10), d -> new CompletableFuture<>()); // a receiver slower than the grace: never answers
+        runUntil("sent", () -> delivered.size() == 1, 5_000);
 
         FiringEngine stopping = engine;
         engine = null;
-        long started = System.nanoTime();
+        long started = clock.millis();
         stopping.stop(300);
 
-        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+        assertThat(Duration.ofMillis(clock.millis() - started))
+                .as("the stop's fake time: its grace, and not much more")
+                .isGreaterThanOrEqualTo(Duration.ofMillis(300))
+                .isLessThan(Duration.ofSeconds(5));
         assertThat(store.results).hasSize(1);
         AttemptResult written = store.results.get(0);
         assertThat(written.outcome()).isEqualTo(AttemptOutcome.TIMEOUT);
@@ -422,25 +459,27 @@ class FiringEngineFenceTest {
     void whileWritesAreRefusedTheTimeoutSweepQueuesOneResultPerAttemptAndEachIsWrittenOnceTheyAreBack() {
         // a read-only database (a switchover, a full disk): reads work, writes fail. 500 attempts of
         // another live node are past their deadline; the sweep (every 100 ms) finds them each time
-        long past = System.currentTimeMillis() - 10_000;
+        long past = clock.millis() - 10_000;
         for (long id = 1; id <= 500; id++) {
             store.jobs.put(id, FakeJobStore.job(id, JobState.RUNNING, past, past + 5_000, 1, 5, "n2", 5_000, 0));
         }
         store.refuseWrites = true;
         start(service(10), FiringEngineFenceTest::ok);
         int mostQueued = 0;
-        long until = System.currentTimeMillis() + 3_000; // some 30 sweeps
-        while (System.currentTimeMillis() < until) {
+        long until = clock.millis() + 3_000; // some 30 sweeps
+        while (clock.millis() < until) {
+            scheduler.advance(20);
             mostQueued = Math.max(mostQueued, engine.pendingResults());
-            sleep(20);
         }
         assertThat(store.results).as("nothing written while writes are refused").isEmpty();
         assertThat(mostQueued).as("queued at most one result per attempt").isBetween(1, 500);
 
         store.refuseWrites = false;
         // each timed-out attempt is retried (attempt 2, delivered at once): wait for those to end
-        await().atMost(Duration.ofSeconds(15))
-                .until(() -> store.jobs.values().stream().allMatch(j -> j.state() == JobState.FINISHED));
+        runUntil(
+                "every job finished",
+                () -> store.jobs.values().stream().allMatch(j -> j.state() == JobState.FINISHED),
+                15_000);
         List<AttemptResult> timeouts = store.results.stream()
                 .filter(r -> r.outcome() == AttemptOutcome.TIMEOUT)
                 .toList();
@@ -452,27 +491,21 @@ class FiringEngineFenceTest {
         assertThat(engine.pendingResults()).isZero();
     }
 
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
     @Test
     void aResultTheStoreRefusesIsSetAsideAndTheOthersAreWritten() {
-        long now = System.currentTimeMillis();
+        long now = clock.millis();
         for (long id = 1; id <= 20; id++) {
             store.add(id, now, 0);
         }
         store.poison.add(7L);
         start(service(100), FiringEngineFenceTest::ok);
-        await().atMost(Duration.ofSeconds(10))
-                .until(() -> state(7) == JobState.FAILED
+        runUntil(
+                "7 failed, the others finished",
+                () -> state(7) == JobState.FAILED
                         && store.jobs.keySet().stream()
                                 .filter(id -> id != 7)
-                                .allMatch(id -> state(id) == JobState.FINISHED));
+                                .allMatch(id -> state(id) == JobState.FINISHED),
+                10_000);
         assertThat(store.quarantined).extracting(AttemptResult::jobId).containsExactly(7L);
         assertThat(quarantined.get()).isEqualTo(1);
         assertThat(delivered).hasSize(20);
@@ -481,14 +514,14 @@ class FiringEngineFenceTest {
     @Test
     void attemptsThatNeverReachedTheReceiverDoNotUseUpTheBudget() {
         AtomicInteger refusals = new AtomicInteger(3);
-        store.add(1, System.currentTimeMillis(), 0);
+        store.add(1, clock.millis(), 0);
         start(
                 service(10),
                 d -> CompletableFuture.completedFuture(
                         refusals.getAndDecrement() > 0
                                 ? DeliveryResult.notDelivered("connection refused")
                                 : DeliveryResult.success(null)));
-        await().atMost(Duration.ofSeconds(10)).until(() -> state(1) == JobState.FINISHED);
+        runUntil("finished", () -> state(1) == JobState.FINISHED, 10_000);
         Job done = store.jobs.get(1L);
         assertThat(done.attempts()).isEqualTo(4);
         assertThat(done.maxAttempts())

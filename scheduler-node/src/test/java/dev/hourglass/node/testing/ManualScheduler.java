@@ -139,13 +139,19 @@ public final class ManualScheduler implements TaskScheduler {
     }
 
     /**
-     * Runs what is planned within {@code waitMs}, as a threaded scheduler's close would. It does not
-     * refuse later tasks: one manual scheduler usually stands for every role of the engine, and a
-     * stop closes the roles one after the other.
+     * Runs what is due now and does not move the clock; it refuses no later task. One manual
+     * scheduler usually stands for every role of the engine ({@code EngineSchedulers.allOn}), so it
+     * cannot tell one role's planned tasks from another's: waiting for "its" tasks, a close would
+     * wait for every role's, and one of them re-plans itself every second (the silent-send watch),
+     * so each close of a stop would pass its whole wait — some 15 s of fake time in a stop, in which
+     * the watch gives up on the sends under way, which a stop on threads never lets it do. The
+     * waits of a stop that must pass time (the grace for deliveries under way, the fence's and the
+     * result writer's finish) are {@link #awaitUntil} calls, which do; tasks planned for later run
+     * when the test moves time on.
      */
     @Override
     public void close(long waitMs) {
-        awaitUntil(() -> nextAt() == null, waitMs);
+        runDue();
     }
 
     /** What tasks threw (a threaded scheduler logs and goes on; a test looks here). */
