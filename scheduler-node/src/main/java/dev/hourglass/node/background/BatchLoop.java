@@ -18,8 +18,9 @@ import org.slf4j.LoggerFactory;
  * batch. The handler may ask for the same batch again later ({@link RetryLater}), e.g. while the
  * database is away; nothing else is handled meanwhile, so requests keep their order.
  *
- * <p>Thread-safety: {@link #add} from any thread; the handler runs on one scheduler thread at a
- * time (at most one run is planned or running: {@code armed}).
+ * <p>Thread-safety: {@link #add} from any thread. The scheduler must have one thread (the
+ * engine's result and fence schedulers do): runs never overlap then, even when {@link #finish}
+ * moves a lingering run forward.
  */
 public final class BatchLoop<T> {
     private static final Logger LOG = LoggerFactory.getLogger(BatchLoop.class);
@@ -48,6 +49,10 @@ public final class BatchLoop<T> {
     private final AtomicInteger queued = new AtomicInteger();
     /** A run is planned or under way: {@link #add} plans none then. */
     private final AtomicBoolean armed = new AtomicBoolean();
+    /** The run planned and not started yet, so a finish can bring it forward. */
+    private final Object planLock = new Object();
+
+    private TaskScheduler.Scheduled plannedRun;
     /** The batch a handler asked to have again; the runs' thread only. */
     private volatile List<T> retrying;
 
@@ -65,7 +70,19 @@ public final class BatchLoop<T> {
         queue.add(request);
         queued.incrementAndGet();
         if (armed.compareAndSet(false, true)) {
-            scheduler.after(finishing ? 0 : lingerMs, this::run);
+            plan(finishing ? 0 : lingerMs);
+        }
+    }
+
+    /** Plans a run; a scheduler that refuses (not started) leaves the loop unarmed, not stuck. */
+    private void plan(long afterMs) {
+        synchronized (planLock) {
+            try {
+                plannedRun = scheduler.after(afterMs, this::run);
+            } catch (RuntimeException e) {
+                armed.set(false);
+                throw e;
+            }
         }
     }
 
@@ -85,13 +102,21 @@ public final class BatchLoop<T> {
      */
     public boolean finish(long withinMs) {
         finishing = true;
-        if (!queue.isEmpty() && armed.compareAndSet(false, true)) {
-            scheduler.execute(this::run);
+        synchronized (planLock) {
+            if (plannedRun != null) { // lingering, or waiting to retry: now instead
+                plannedRun.cancel();
+                plan(0);
+            } else if (!queue.isEmpty() && armed.compareAndSet(false, true)) {
+                plan(0);
+            }
         }
         return scheduler.awaitUntil(this::isIdle, withinMs);
     }
 
     private void run() {
+        synchronized (planLock) {
+            plannedRun = null;
+        }
         List<T> batch = retrying != null ? retrying : take();
         retrying = null;
         if (!batch.isEmpty()) {
@@ -99,20 +124,22 @@ public final class BatchLoop<T> {
                 handler.handle(batch);
             } catch (RetryLater again) {
                 retrying = batch;
-                scheduler.after(again.delayMs, this::run);
+                plan(again.delayMs);
                 return; // still armed
-            } catch (RuntimeException e) { // the handler's own failures are its to handle: a defect
+            } catch (RuntimeException | Error e) { // the handler's own failures are its to handle: a defect
+                // dropped, and the loop goes on: a loop left armed with no run would take requests
+                // for ever and handle none
                 LOG.error("{}: a batch of {} failed and is dropped", name, batch.size(), e);
             }
         }
         if (!queue.isEmpty()) { // more came while this batch was handled: a full one goes at once
-            scheduler.after(finishing || queued.get() >= maxBatch ? 0 : lingerMs, this::run);
+            plan(finishing || queued.get() >= maxBatch ? 0 : lingerMs);
             return;
         }
         armed.set(false);
         // a request added after the look above but before the flag fell planned no run: plan it
         if (!queue.isEmpty() && armed.compareAndSet(false, true)) {
-            scheduler.execute(this::run);
+            plan(0);
         }
     }
 

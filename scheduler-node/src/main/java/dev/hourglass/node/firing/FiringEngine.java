@@ -98,6 +98,8 @@ public final class FiringEngine implements FiringControl {
 
     private long roundPlannedAt = Long.MAX_VALUE;
     private TaskScheduler.Scheduled plannedRound;
+    /** Which plan is current: a round clears the plan only if it is the one planned last. */
+    private long roundGeneration;
     /** A round found every claim slot taken: the claim that frees one plans the next round. */
     private final AtomicBoolean roundWaitsForSlot = new AtomicBoolean();
     /** When the rounds saw the shard lease lapse ({@link TaskScheduler#nanoTime()}; 0: held). Rounds only. */
@@ -201,8 +203,8 @@ public final class FiringEngine implements FiringControl {
     /** LATENT → STARTED: starts the schedulers, reads the window, plans the periodic tasks and the first round. */
     public void start() {
         lifecycle.start();
+        run.start(); // before firing: nothing is planned on a scheduler that has not started
         firing = true;
-        run.start();
         catalog.refresh();
         loader.extend();
         TaskScheduler h = run.housekeeping();
@@ -235,6 +237,7 @@ public final class FiringEngine implements FiringControl {
         TaskScheduler timing = run.sendTimer();
         long deadline = timing.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMs);
         firing = false;
+        cancelPlannedRound();
         cancelHousekeeping(); // no more reads: one under way ends while deliveries finish
         run.firing().close(5_000);
         run.claims().close(10_000);
@@ -379,30 +382,54 @@ public final class FiringEngine implements FiringControl {
             if (!firing || at >= roundPlannedAt) {
                 return;
             }
+            long generation = roundGeneration + 1;
+            // planned first, recorded after: a scheduler that refuses leaves the old plan in force
+            TaskScheduler.Scheduled planned = run.firing().at(at, () -> round(generation));
             if (plannedRound != null) {
                 plannedRound.cancel();
             }
+            roundGeneration = generation;
             roundPlannedAt = at;
-            plannedRound = run.firing().at(at, this::round);
+            plannedRound = planned;
         }
     }
 
-    private void round() {
+    /**
+     * One claim round, then the plan of the next. The next is planned whatever this one met (an
+     * Error included): a round that planned nothing would leave jobs in memory unclaimed until an
+     * earlier one arrived.
+     */
+    private void round(long generation) {
         synchronized (roundLock) {
-            roundPlannedAt = Long.MAX_VALUE;
-            plannedRound = null;
+            if (generation == roundGeneration) { // else a later plan stands: leave it tracked
+                roundPlannedAt = Long.MAX_VALUE;
+                plannedRound = null;
+            }
         }
         if (!firing) {
             return;
         }
-        long next;
+        long next = clock.millis() + 100;
         try {
             next = claimRound();
         } catch (RuntimeException e) {
             LOG.error("claim round error", e);
-            next = clock.millis() + 100;
+        } catch (Error e) {
+            LOG.error("claim round error", e);
+            throw e;
+        } finally {
+            planRound(Math.min(next, clock.millis() + MAX_WAIT_MS));
         }
-        planRound(Math.min(next, clock.millis() + MAX_WAIT_MS));
+    }
+
+    private void cancelPlannedRound() {
+        synchronized (roundLock) {
+            if (plannedRound != null) {
+                plannedRound.cancel();
+            }
+            plannedRound = null;
+            roundPlannedAt = Long.MAX_VALUE;
+        }
     }
 
     /** One round: hands the jobs due within the claim lead to a claimer; returns when to look next. */

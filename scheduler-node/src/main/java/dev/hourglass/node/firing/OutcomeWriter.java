@@ -69,9 +69,11 @@ final class OutcomeWriter {
     /** Failed tries of the batch being written; the writer's runs only (one at a time). */
     private int tries;
 
-    private volatile boolean finishing;
-    /** When a stop's wait for the writes ends ({@link TaskScheduler#nanoTime()}). */
-    private volatile long stopBy;
+    /**
+     * When a stop's wait for the writes ends ({@link TaskScheduler#nanoTime()}); null until a stop.
+     * One field, so a write failing as the stop begins never sees the one without the other.
+     */
+    private volatile Long stopBy;
 
     OutcomeWriter(
             AttemptStore store,
@@ -140,8 +142,9 @@ final class OutcomeWriter {
             }
             tries = 0;
         } catch (RuntimeException e) {
-            long leftNanos = stopBy - scheduler.nanoTime();
-            if (finishing && leftNanos <= 0) {
+            Long stopping = stopBy;
+            long leftNanos = stopping == null ? Long.MAX_VALUE : stopping - scheduler.nanoTime();
+            if (leftNanos <= 0) {
                 LOG.error(
                         "stopping with {} attempt results unwritten; their jobs are delivered again after their"
                                 + " timeout: {}",
@@ -171,7 +174,9 @@ final class OutcomeWriter {
                         e.toString());
             }
             throw new BatchLoop.RetryLater(
-                    finishing ? Math.max(0, Math.min(RETRY_MS, TimeUnit.NANOSECONDS.toMillis(leftNanos))) : RETRY_MS);
+                    stopping != null
+                            ? Math.max(0, Math.min(RETRY_MS, TimeUnit.NANOSECONDS.toMillis(leftNanos)))
+                            : RETRY_MS);
         }
     }
 
@@ -208,7 +213,6 @@ final class OutcomeWriter {
      */
     boolean finish(long withinMs) {
         stopBy = scheduler.nanoTime() + TimeUnit.MILLISECONDS.toNanos(withinMs);
-        finishing = true;
         return loop.finish(withinMs);
     }
 }
