@@ -1,5 +1,6 @@
 package dev.hourglass.node.alert;
 
+import dev.hourglass.node.background.Lifecycle;
 import dev.hourglass.node.background.Periodic;
 import dev.hourglass.node.core.alert.Alert;
 import dev.hourglass.node.core.alert.AlertKind;
@@ -53,6 +54,7 @@ public final class AlertMonitor implements AutoCloseable {
     private final long webhookTimeoutMs;
     private final int shards;
     private Periodic thread;
+    private final Lifecycle lifecycle = new Lifecycle("alert monitor");
 
     /**
      * @param firingListener told the FIRING alerts after every run, on every node (metrics)
@@ -83,6 +85,7 @@ public final class AlertMonitor implements AutoCloseable {
     }
 
     public synchronized void start() {
+        lifecycle.start();
         thread = Periodic.every("hourglass-alerts", everyMs, this::runOnce);
     }
 
@@ -209,6 +212,7 @@ public final class AlertMonitor implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        lifecycle.close();
         if (thread != null) {
             thread.close();
             thread = null;

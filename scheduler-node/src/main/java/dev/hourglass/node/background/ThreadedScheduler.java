@@ -4,9 +4,7 @@ import java.time.Clock;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +35,7 @@ public final class ThreadedScheduler implements TaskScheduler {
 
     public void start() {
         lifecycle.start();
-        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(threads, daemonThreads(name));
+        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(threads, DaemonThreads.named(name));
         e.setRemoveOnCancelPolicy(true); // a re-armed round leaves no dead entry behind
         executor = e;
     }
@@ -117,16 +115,5 @@ public final class ThreadedScheduler implements TaskScheduler {
         if (e != null) {
             e.shutdownNow();
         }
-    }
-
-    /** Daemon threads named {@code name}, numbered from the second on. */
-    public static ThreadFactory daemonThreads(String name) {
-        AtomicInteger count = new AtomicInteger();
-        return r -> {
-            int n = count.getAndIncrement();
-            Thread t = new Thread(r, n == 0 ? name : name + "-" + n);
-            t.setDaemon(true);
-            return t;
-        };
     }
 }

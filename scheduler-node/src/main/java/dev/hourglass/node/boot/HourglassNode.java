@@ -13,6 +13,7 @@ import dev.hourglass.node.api.http.JobRoutes;
 import dev.hourglass.node.api.http.NodeStatus;
 import dev.hourglass.node.api.http.OpsRoutes;
 import dev.hourglass.node.api.http.ServiceRoutes;
+import dev.hourglass.node.background.DaemonThreads;
 import dev.hourglass.node.background.Periodic;
 import dev.hourglass.node.bulk.BulkActions;
 import dev.hourglass.node.catalog.CallbackAllowList;
@@ -374,17 +375,9 @@ public final class HourglassNode implements AutoCloseable {
                         },
                         () -> System.nanoTime() / 1_000_000,
                         config.cluster.databaseLossStepBackMs,
-                        Executors.newSingleThreadScheduledExecutor(daemon("hourglass-database-watch")),
-                        Executors.newSingleThreadExecutor(daemon("hourglass-database-probe")))
+                        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("hourglass-database-watch")),
+                        Executors.newSingleThreadExecutor(DaemonThreads.named("hourglass-database-probe")))
                 .start();
-    }
-
-    private static java.util.concurrent.ThreadFactory daemon(String name) {
-        return r -> {
-            Thread t = new Thread(r, name);
-            t.setDaemon(true);
-            return t;
-        };
     }
 
     /** Standalone: H2 in the data directory, as {@link StandaloneH2} opens it; otherwise the configured database. */

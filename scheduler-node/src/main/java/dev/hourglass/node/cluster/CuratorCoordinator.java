@@ -3,6 +3,7 @@ package dev.hourglass.node.cluster;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.hourglass.node.background.DaemonThreads;
 import dev.hourglass.node.core.cluster.Assignment;
 import dev.hourglass.node.core.cluster.Member;
 import dev.hourglass.node.core.port.AttemptHolders;
@@ -84,18 +85,18 @@ public final class CuratorCoordinator implements Coordination, AutoCloseable {
     private final ShardOwnership ownership;
     private final Supplier<Member> self;
     private final CuratorFramework client;
-    private final ExecutorService events = Executors.newSingleThreadExecutor(r -> daemon(r, "hourglass-cluster"));
+    private final ExecutorService events = Executors.newSingleThreadExecutor(DaemonThreads.named("hourglass-cluster"));
     private final java.util.concurrent.ScheduledExecutorService heartbeat =
-            Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "hourglass-cluster-heartbeat"));
+            Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("hourglass-cluster-heartbeat"));
     private final java.util.concurrent.ScheduledExecutorService leaseRenewal =
-            Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "hourglass-cluster-lease"));
+            Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("hourglass-cluster-lease"));
     /**
      * Curator's own executor for its "run safe" notifications is never shut down by its close(),
      * so each coordinator left a thread behind (seen in the test JVM, one per node started): ours
      * is closed with the coordinator.
      */
     private final ExecutorService curatorNotifications =
-            Executors.newSingleThreadExecutor(r -> daemon(r, "hourglass-cluster-curator-notify"));
+            Executors.newSingleThreadExecutor(DaemonThreads.named("hourglass-cluster-curator-notify"));
 
     private final ContactLease lease = new ContactLease();
     private final LeaderLatch latch;
@@ -150,12 +151,6 @@ public final class CuratorCoordinator implements Coordination, AutoCloseable {
         this.latch = new LeaderLatch(client, this.root + "/leader", nodeId);
         this.withholdRequests = new WithholdRequests(client, this.root, nodeId);
         ownership.leaseFrom(() -> lease.held(System.nanoTime()));
-    }
-
-    private static Thread daemon(Runnable r, String name) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        return t;
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.hourglass.node.cluster;
 
+import dev.hourglass.node.background.DaemonThreads;
 import dev.hourglass.node.core.port.AttemptHolders;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
@@ -42,11 +43,8 @@ final class WithholdRequests implements AutoCloseable {
     private final CuratorFramework client;
     private final String root;
     private final String self;
-    private final ExecutorService answering = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "hourglass-withhold-answers");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService answering =
+            Executors.newSingleThreadExecutor(DaemonThreads.named("hourglass-withhold-answers"));
 
     WithholdRequests(CuratorFramework client, String root, String self) {
         this.client = client;

@@ -1,5 +1,6 @@
 package dev.hourglass.node.manage;
 
+import dev.hourglass.node.background.DaemonThreads;
 import dev.hourglass.node.background.Lifecycle;
 import dev.hourglass.node.core.job.Job;
 import dev.hourglass.node.core.port.JobWrites.Inserted;
@@ -110,8 +111,7 @@ public final class GroupCommit implements AutoCloseable {
         lifecycle.start();
         open = true;
         for (int i = 0; i < writerCount; i++) {
-            Thread t = new Thread(this::writeGroups, "hourglass-submit-writer-" + i);
-            t.setDaemon(true);
+            Thread t = DaemonThreads.thread("hourglass-submit-writer-" + i, this::writeGroups);
             writers.add(t);
             t.start();
         }

@@ -1,5 +1,6 @@
 package dev.hourglass.node.retention;
 
+import dev.hourglass.node.background.Lifecycle;
 import dev.hourglass.node.background.Periodic;
 import dev.hourglass.node.core.port.Coordination;
 import dev.hourglass.node.core.port.RetentionListener;
@@ -49,6 +50,7 @@ public final class RetentionSweep implements AutoCloseable {
     private final Coordination cluster;
     private final RetentionListener listener;
     private Periodic thread;
+    private final Lifecycle lifecycle = new Lifecycle("retention sweep");
 
     public RetentionSweep(
             RetentionStore store,
@@ -68,6 +70,7 @@ public final class RetentionSweep implements AutoCloseable {
 
     /** Runs every {@code intervalMs}, the first run one interval after the start. */
     public synchronized void start() {
+        lifecycle.start();
         if (settings.executionLogMs() == 0 && settings.backlogMs() == 0) {
             LOG.info("retention: off (both tables are kept for ever)");
             return;
@@ -78,6 +81,7 @@ public final class RetentionSweep implements AutoCloseable {
     /** Stops the thread; a batch under way is interrupted between statements or rolled back. */
     @Override
     public synchronized void close() {
+        lifecycle.close();
         if (thread != null) {
             thread.close();
             thread = null;

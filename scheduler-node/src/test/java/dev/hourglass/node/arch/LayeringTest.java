@@ -90,6 +90,26 @@ class LayeringTest {
                 .check(NODE);
     }
 
+    /**
+     * The engine reads time only through its clock and its schedulers, so its unit tests run on a
+     * manual clock: a read of the system clock would make them wait, or pass by luck.
+     */
+    @Test
+    void theEngineReadsTimeOnlyThroughItsClockAndSchedulers() {
+        noClasses()
+                .that()
+                .resideInAPackage("dev.hourglass.node.firing..")
+                .should()
+                .callMethod(System.class, "currentTimeMillis")
+                .orShould()
+                .callMethod(System.class, "nanoTime")
+                .orShould()
+                .callMethod(java.time.Instant.class, "now")
+                .orShould()
+                .callMethod(Thread.class, "sleep", long.class)
+                .check(NODE);
+    }
+
     /** The engine and the operations reach the world through the core's ports only. */
     @Test
     void theApplicationKnowsThePortsNotTheAdapters() {

@@ -2,6 +2,7 @@ package dev.hourglass.node.dispatch.kafka;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.hourglass.node.background.DaemonThreads;
 import dev.hourglass.node.core.job.AttemptOutcome;
 import dev.hourglass.node.core.job.Job;
 import dev.hourglass.node.core.port.Delivery;
@@ -56,11 +57,8 @@ public final class KafkaDispatcher implements Dispatcher {
 
     private final Producer<byte[], byte[]> producer;
     private final ProducerHandOff handOff;
-    private final ScheduledThreadPoolExecutor timeouts = new ScheduledThreadPoolExecutor(1, r -> {
-        Thread t = new Thread(r, "hourglass-kafka-timeouts");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledThreadPoolExecutor timeouts =
+            new ScheduledThreadPoolExecutor(1, DaemonThreads.named("hourglass-kafka-timeouts"));
 
     public KafkaDispatcher(String bootstrapServers, String nodeId, KafkaSettings settings) {
         this(new KafkaProducer<>(producerProperties(bootstrapServers, nodeId, settings)), settings);

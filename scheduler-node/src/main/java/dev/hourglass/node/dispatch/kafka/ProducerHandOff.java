@@ -1,5 +1,6 @@
 package dev.hourglass.node.dispatch.kafka;
 
+import dev.hourglass.node.background.DaemonThreads;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -68,8 +69,7 @@ final class ProducerHandOff implements AutoCloseable {
         this.producer = producer;
         this.maxRecords = maxRecords;
         this.maxBytes = maxBytes;
-        this.sender = new Thread(this::sendUntilClosed, "hourglass-kafka-send");
-        sender.setDaemon(true);
+        this.sender = DaemonThreads.thread("hourglass-kafka-send", this::sendUntilClosed);
         sender.start();
     }
 

@@ -3,6 +3,7 @@ package dev.hourglass.node.store.mybatis;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
+import dev.hourglass.node.background.DaemonThreads;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -263,11 +264,7 @@ public final class Database implements AutoCloseable {
         if (maintenance != null) {
             throw new IllegalStateException("runEvery was called already");
         }
-        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, threadName);
-            t.setDaemon(true);
-            return t;
-        });
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named(threadName));
         timer.scheduleWithFixedDelay(
                 () -> {
                     try (Connection c = api.getConnection();

@@ -1,11 +1,9 @@
-package dev.hourglass.node.firing;
+package dev.hourglass.node.core.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hourglass.api.JobState;
-import dev.hourglass.node.core.job.AttemptEndings;
-import dev.hourglass.node.core.job.Backoff;
-import dev.hourglass.node.core.job.Job;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -13,7 +11,22 @@ import org.junit.jupiter.api.Test;
  * so that the writer can drop them once that claim is gone; a sender's results do not need to.
  */
 class AttemptEndingsTest {
-    private final Job running = FakeJobStore.job(1, JobState.RUNNING, 1_000, 3_000, 2, 5, "n1", 2_000, 3);
+    private final Job running = Job.builder()
+            .id(1)
+            .app("app")
+            .service("svc")
+            .shard(3)
+            .state(JobState.RUNNING)
+            .fireAt(1_000)
+            .dueAt(3_000)
+            .attempts(2)
+            .maxAttempts(5)
+            .timeoutMs(2_000)
+            .payload("{}")
+            .attributes(Map.of())
+            .ownerNode("n1")
+            .version(7)
+            .build();
 
     @Test
     void theSweepsResultsCarryTheVersionTheyRead() {
