@@ -232,6 +232,7 @@ public final class Database implements AutoCloseable {
         configuration.addMapper(RetentionMapper.class);
         configuration.addMapper(AlertMapper.class);
         configuration.addMapper(AuditMapper.class);
+        configuration.addMapper(ReservationMapper.class);
         return new UnavailabilityTranslator(new SqlSessionFactoryBuilder().build(configuration));
     }
 

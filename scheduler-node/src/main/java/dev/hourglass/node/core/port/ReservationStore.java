@@ -1,0 +1,41 @@
+package dev.hourglass.node.core.port;
+
+import dev.hourglass.node.core.job.Job;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Storage port of pull consumers (protocol PULL). A reservation is an attempt like any other: made
+ * by a conditional update of the job row (DELAYED and due → RUNNING, attempt + 1, held by the
+ * reserving node until its deadline), with its execution-log row opened at the reservation time.
+ * Two consumers, through any nodes, never hold the same attempt; the result goes through {@link
+ * AttemptStore#record} like a consumer's report, and a deadline that passes is the timeout sweep's.
+ */
+public interface ReservationStore {
+
+    /**
+     * Reserves up to {@code max} ready jobs (DELAYED, due at or before {@code now}, not expired) of
+     * the app's {@code services}, taking each service's oldest first and the services in the order
+     * given. Each reserved job is RUNNING with its new attempt until {@code now + ttrMs}. A job found
+     * past its expiry on the way ends EXPIRED instead.
+     */
+    List<Job> reserve(String app, List<String> services, int max, long ttrMs, String node, long now);
+
+    /**
+     * Moves the deadline of the job's reservation to {@code now + ttrMs}, but never past its
+     * reservation time + {@code maxLifeMs}. Empty when {@code attempt} is not the job's current
+     * RUNNING attempt (nothing changed); else the new deadline.
+     */
+    Optional<Long> touch(long jobId, int attempt, long ttrMs, long maxLifeMs, long now);
+
+    /** The service's queue now, and its next {@code peek} ready jobs (oldest first) unreserved. */
+    QueueView queue(String app, String service, int peek, long now);
+
+    /**
+     * @param ready DELAYED and due
+     * @param reserved RUNNING (reserved and not answered yet)
+     * @param delayed DELAYED and not due yet
+     * @param oldestReadyDueAt the due time of the oldest ready job, or null when none is ready
+     */
+    record QueueView(long ready, long reserved, long delayed, Long oldestReadyDueAt, List<Job> next) {}
+}

@@ -1,0 +1,40 @@
+package dev.hourglass.node.store.mybatis;
+
+import java.util.List;
+import org.apache.ibatis.annotations.Param;
+
+/** Statements of {@link MyBatisReservationStore}; SQL in ReservationMapper.xml. */
+public interface ReservationMapper {
+    List<Long> readyIds(
+            @Param("app") String app,
+            @Param("service") String service,
+            @Param("now") long now,
+            @Param("limit") int limit);
+
+    int reserve(
+            @Param("ids") IdList ids,
+            @Param("node") String node,
+            @Param("token") String token,
+            @Param("now") long now,
+            @Param("ttrMs") long ttrMs);
+
+    int openReservations(
+            @Param("ids") IdList ids, @Param("token") String token, @Param("node") String node, @Param("now") long now);
+
+    int touch(
+            @Param("jobId") long jobId,
+            @Param("attempt") int attempt,
+            @Param("ttrMs") long ttrMs,
+            @Param("maxLifeMs") long maxLifeMs,
+            @Param("now") long now);
+
+    Long deadline(@Param("jobId") long jobId, @Param("attempt") int attempt);
+
+    QueueRow queue(@Param("app") String app, @Param("service") String service, @Param("now") long now);
+
+    List<JobRow> peek(
+            @Param("app") String app,
+            @Param("service") String service,
+            @Param("now") long now,
+            @Param("limit") int limit);
+}

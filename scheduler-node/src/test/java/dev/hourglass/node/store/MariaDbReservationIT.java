@@ -1,0 +1,12 @@
+package dev.hourglass.node.store;
+
+import dev.hourglass.node.store.mybatis.Database;
+import dev.hourglass.node.testing.EmbeddedMariaDb;
+
+/** Reservations on embedded MariaDB, where InnoDB's locks are the production ones. */
+class MariaDbReservationIT extends ReservationContract {
+    @Override
+    protected Database open() {
+        return new Database(EmbeddedMariaDb.newDatabase(), "root", "", 12);
+    }
+}

@@ -1,0 +1,266 @@
+package dev.hourglass.node.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.hourglass.api.JobState;
+import dev.hourglass.node.core.job.AttemptEndings;
+import dev.hourglass.node.core.job.AttemptOutcome;
+import dev.hourglass.node.core.job.Backoff;
+import dev.hourglass.node.core.job.Execution;
+import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.port.ReservationStore;
+import dev.hourglass.node.store.mybatis.Database;
+import dev.hourglass.node.store.mybatis.MyBatisAttemptStore;
+import dev.hourglass.node.store.mybatis.MyBatisJobRepository;
+import dev.hourglass.node.store.mybatis.MyBatisReservationStore;
+import dev.hourglass.node.store.mybatis.SqlFailures;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The storage of pull consumers' reservations, the same scenarios on every database we ship: a
+ * reservation is an attempt taken by a conditional update, so two consumers never hold the same
+ * one; services are served in the order given, each oldest first; a touch moves only the current
+ * attempt's deadline, within the reservation's life; the queue view counts what it says.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class ReservationContract {
+    private static final AtomicLong IDS = new AtomicLong(5_000);
+    private static final long T0 = 1_800_000_000_000L;
+    private static final long HOUR = 3_600_000;
+
+    protected Database db;
+    private MyBatisJobRepository jobs;
+    private MyBatisAttemptStore attempts;
+    private ReservationStore reservations;
+    private String app;
+
+    protected abstract Database open();
+
+    /** Whether concurrent reservations are to be tested (H2 is the demo database only). */
+    protected boolean testsConcurrency() {
+        return true;
+    }
+
+    @BeforeAll
+    void openDatabase() {
+        db = open();
+        jobs = new MyBatisJobRepository(db.sessions(), new SqlFailures());
+        attempts = new MyBatisAttemptStore(db.sessions(), "n1", new SqlFailures());
+        reservations = new MyBatisReservationStore(db.sessions(), "n1", new SqlFailures());
+        app = "pull" + System.nanoTime() % 1_000_000;
+    }
+
+    @AfterAll
+    void closeDatabase() {
+        db.close();
+    }
+
+    private Job stored(String service, long fireAt) {
+        return stored(service, fireAt, null);
+    }
+
+    private Job stored(String service, long fireAt, Long expireAt) {
+        Job job = Job.builder()
+                .id(IDS.incrementAndGet() * 1000 + System.nanoTime() % 1000)
+                .app(app)
+                .service(service)
+                .shard(1)
+                .state(JobState.DELAYED)
+                .fireAt(fireAt)
+                .dueAt(fireAt)
+                .expireAt(expireAt)
+                .expireAfterMs(expireAt == null ? null : expireAt - fireAt)
+                .maxAttempts(3)
+                .timeoutMs(30_000)
+                .payload("{\"n\":1}")
+                .attributes(Map.of())
+                .createdAt(T0)
+                .updatedAt(T0)
+                .build();
+        return jobs.insert(job).job();
+    }
+
+    private static List<Long> ids(List<Job> list) {
+        return list.stream().map(Job::id).toList();
+    }
+
+    @Test
+    void aReserveTakesReadyJobsOldestFirstAndTheServicesInTheOrderGiven() {
+        Job lowOld = stored("low", T0 - 300);
+        Job highLater = stored("high", T0 - 100);
+        Job highOlder = stored("high", T0 - 200);
+        Job highNotDue = stored("high", T0 + 60_000);
+
+        List<Job> got = reservations.reserve(app, List.of("high", "low"), 3, 5_000, "n1", T0);
+
+        assertThat(ids(got))
+                .as("the first service's ready jobs oldest first, then the next service's")
+                .containsExactly(highOlder.id(), highLater.id(), lowOld.id());
+        for (Job j : got) {
+            assertThat(j.state()).isEqualTo(JobState.RUNNING);
+            assertThat(j.attempts()).isEqualTo(1);
+            assertThat(j.dueAt()).as("the deadline is the reservation's TTR").isEqualTo(T0 + 5_000);
+            assertThat(j.ownerNode()).isEqualTo("n1");
+            Execution e = jobs.executions(j.id()).get(0);
+            assertThat(e.firedAt()).as("handed out at the reservation").isEqualTo(T0);
+            assertThat(e.outcome()).isNull();
+        }
+        assertThat(jobs.find(highNotDue.id()).orElseThrow().state())
+                .as("never before its fire time")
+                .isEqualTo(JobState.DELAYED);
+        assertThat(reservations.reserve(app, List.of("high", "low"), 10, 5_000, "n1", T0))
+                .as("a reserved job is not reserved again")
+                .isEmpty();
+    }
+
+    @Test
+    void aJobPastItsExpiryIsExpiredNotReserved() {
+        Job expired = stored("exp", T0 - 1_000, T0 - 1);
+        Job fine = stored("exp", T0 - 500);
+        assertThat(ids(reservations.reserve(app, List.of("exp"), 10, 5_000, "n1", T0)))
+                .containsExactly(fine.id());
+        assertThat(jobs.find(expired.id()).orElseThrow().state()).isEqualTo(JobState.EXPIRED);
+    }
+
+    @Test
+    void aTouchMovesOnlyTheCurrentAttemptsDeadlineAndNeverPastTheReservationsLife() {
+        Job j = stored("touch", T0 - 10);
+        Job reserved =
+                reservations.reserve(app, List.of("touch"), 1, 5_000, "n1", T0).get(0);
+        assertThat(reservations.touch(j.id(), 1, 20_000, 12 * HOUR, T0 + 1_000)).contains(T0 + 21_000);
+        assertThat(jobs.find(j.id()).orElseThrow().dueAt()).isEqualTo(T0 + 21_000);
+        assertThat(reservations.touch(j.id(), 1, HOUR, 12 * HOUR, T0 + 12 * HOUR - 1_000))
+                .as("capped at the reservation time + its life")
+                .contains(T0 + 12 * HOUR);
+        assertThat(reservations.touch(j.id(), 2, 20_000, 12 * HOUR, T0 + 2_000))
+                .as("another attempt: nothing changes")
+                .isEmpty();
+        assertThat(jobs.find(j.id()).orElseThrow().dueAt()).isEqualTo(T0 + 12 * HOUR);
+        assertThat(reserved.attempts()).isEqualTo(1);
+    }
+
+    @Test
+    void aLapsedReservationTimesOutAndIsReservedAgainAsTheNextAttemptWhileAStaleResultChangesNothing() {
+        Job j = stored("ttr", T0 - 10);
+        Job first =
+                reservations.reserve(app, List.of("ttr"), 1, 1_000, "n1", T0).get(0);
+        // the timeout sweep's result once the TTR passed: due again after the backoff
+        attempts.record(List.of(AttemptEndings.timedOut(first, Backoff.DEFAULT, T0 + 1_001)), T0 + 1_001);
+        Job again = jobs.find(j.id()).orElseThrow();
+        assertThat(again.state()).isEqualTo(JobState.DELAYED);
+        List<Job> second = reservations.reserve(app, List.of("ttr"), 1, 1_000, "n2", again.dueAt());
+        assertThat(second).extracting(Job::attempts).containsExactly(2);
+        // the first consumer answers late: its attempt is not current any more
+        attempts.record(
+                List.of(AttemptEndings.reported(
+                        first, AttemptOutcome.SUCCESS, null, null, Backoff.DEFAULT, T0 + 5_000)),
+                T0 + 5_000);
+        assertThat(jobs.find(j.id()).orElseThrow().state())
+                .as("a result for attempt 1 leaves attempt 2 alone")
+                .isEqualTo(JobState.RUNNING);
+        attempts.record(
+                List.of(AttemptEndings.reported(
+                        second.get(0), AttemptOutcome.SUCCESS, null, null, Backoff.DEFAULT, again.dueAt() + 10)),
+                again.dueAt() + 10);
+        assertThat(jobs.find(j.id()).orElseThrow().state()).isEqualTo(JobState.FINISHED);
+        assertThat(jobs.executions(j.id()))
+                .extracting(Execution::outcome)
+                .containsExactly(AttemptOutcome.TIMEOUT, AttemptOutcome.SUCCESS);
+    }
+
+    @Test
+    void theQueueViewCountsReadyReservedAndDelayedAndPeeksWithoutReserving() {
+        Job a = stored("q", T0 - 300);
+        Job b = stored("q", T0 - 200);
+        stored("q", T0 - 100);
+        stored("q", T0 + 10_000);
+        reservations.reserve(app, List.of("q"), 1, 5_000, "n1", T0); // takes a
+        ReservationStore.QueueView q = reservations.queue(app, "q", 1, T0);
+        assertThat(q.ready()).isEqualTo(2);
+        assertThat(q.reserved()).isEqualTo(1);
+        assertThat(q.delayed()).isEqualTo(1);
+        assertThat(q.oldestReadyDueAt()).isEqualTo(T0 - 200);
+        assertThat(ids(q.next())).containsExactly(b.id());
+        assertThat(jobs.find(b.id()).orElseThrow().state())
+                .as("a peek reserves nothing")
+                .isEqualTo(JobState.DELAYED);
+        assertThat(jobs.find(a.id()).orElseThrow().state()).isEqualTo(JobState.RUNNING);
+        ReservationStore.QueueView empty = reservations.queue(app, "none", 5, T0);
+        assertThat(empty.ready() + empty.reserved() + empty.delayed()).isZero();
+        assertThat(empty.oldestReadyDueAt()).isNull();
+    }
+
+    @Test
+    void consumersRacingThroughTwoNodesHoldEachAttemptOnce() throws Exception {
+        assumeTrue(testsConcurrency(), "H2 is the demo database: its locking is not InnoDB's");
+        int n = 2_000;
+        List<Job> batch = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            batch.add(Job.builder()
+                    .id(IDS.incrementAndGet() * 1000 + i % 1000)
+                    .app(app)
+                    .service("race")
+                    .shard(i % 8)
+                    .state(JobState.DELAYED)
+                    .fireAt(T0 - n + i)
+                    .dueAt(T0 - n + i)
+                    .maxAttempts(3)
+                    .timeoutMs(30_000)
+                    .payload("{}")
+                    .attributes(Map.of())
+                    .createdAt(T0)
+                    .updatedAt(T0)
+                    .build());
+        }
+        jobs.insertAll(batch);
+        ReservationStore other = new MyBatisReservationStore(db.sessions(), "n2", new SqlFailures());
+        ExecutorService consumers = Executors.newFixedThreadPool(8);
+        try {
+            List<CompletableFuture<List<Long>>> got = new ArrayList<>();
+            for (int c = 0; c < 8; c++) {
+                ReservationStore through = c % 2 == 0 ? reservations : other;
+                String node = c % 2 == 0 ? "n1" : "n2";
+                got.add(CompletableFuture.supplyAsync(
+                        () -> {
+                            List<Long> mine = new ArrayList<>();
+                            for (int empty = 0; empty < 3; ) {
+                                List<Job> r = through.reserve(app, List.of("race"), 50, 60_000, node, T0);
+                                if (r.isEmpty()) {
+                                    empty++;
+                                }
+                                r.forEach(j -> mine.add(j.id()));
+                            }
+                            return mine;
+                        },
+                        consumers));
+            }
+            List<Long> all = new ArrayList<>();
+            for (CompletableFuture<List<Long>> f : got) {
+                all.addAll(f.get());
+            }
+            Set<Long> distinct = new HashSet<>(all);
+            assertThat(all.size()).as("reservations handed out: each job once").isEqualTo(distinct.size());
+            assertThat(distinct).as("every ready job reserved").hasSize(n);
+            for (Job j : batch.subList(0, 50)) {
+                assertThat(jobs.executions(j.id()))
+                        .as("one attempt, one log row")
+                        .hasSize(1);
+            }
+        } finally {
+            consumers.shutdownNow();
+        }
+    }
+}
