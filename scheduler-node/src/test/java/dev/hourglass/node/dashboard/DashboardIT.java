@@ -2,6 +2,7 @@ package dev.hourglass.node.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.hourglass.node.testing.ApiClient;
@@ -55,13 +56,24 @@ class DashboardIT {
     WebDriverWait wait;
     Path profile;
 
+    /** Set to {@value #REQUIRED} by .ci/run, which installs the browser: the tests may not skip then. */
+    static final String BROWSER_TESTS = "HOURGLASS_BROWSER_TESTS";
+
+    static final String REQUIRED = "required";
+
     @BeforeAll
     void start() throws Exception {
         File chromedriver = new File("/usr/bin/chromedriver");
-        assertThat(chromedriver)
-                .as("the dashboard's tests need Debian's chromium and chromium-driver (.ci/run installs them:"
-                        + " apt-get install -y chromium chromium-driver)")
-                .exists();
+        boolean browserHere = chromedriver.canExecute() && new File("/usr/bin/chromium").canExecute();
+        String missing = "the dashboard's browser tests need Debian's chromium and chromium-driver"
+                + " (apt-get install -y chromium chromium-driver); .ci/run installs them";
+        if (REQUIRED.equals(System.getenv(BROWSER_TESTS))) {
+            // CI says the browser is there: a missing one is a failure, never a silent skip
+            assertThat(browserHere)
+                    .as(missing + ", and " + BROWSER_TESTS + "=" + REQUIRED)
+                    .isTrue();
+        }
+        assumeTrue(browserHere, "skipped: " + missing);
         receiver = new CallbackReceiver();
         // the "flaky" service's receiver refuses for good: its jobs end FAILED and raise an alert
         receiver.respond(r -> r.body().contains("\"service\":\"flaky\"") ? Reply.status(410) : Reply.ok());
