@@ -264,11 +264,35 @@ public final class DubboRuntime implements AutoCloseable {
         }
     }
 
+    /**
+     * A port free now, for {@code dubbo.port: 0}. Dubbo binds it only when the node starts, seconds
+     * later, so the port is taken below Linux's ephemeral range (32768..60999 by default): a port
+     * handed out by {@code new ServerSocket(0)} comes from that range, where the OS may give it to
+     * any outgoing connection (to ZooKeeper, to the database) before Dubbo binds it, and the start
+     * then fails with "Address already in use". Falls back to such a port if none below is free.
+     */
     private static int freePort(String host) {
-        try (ServerSocket s = new ServerSocket(0, 1, host == null ? null : InetAddress.getByName(host))) {
-            return s.getLocalPort();
+        try {
+            InetAddress address = host == null ? null : InetAddress.getByName(host);
+            java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+            for (int tries = 0; tries < 50; tries++) {
+                int candidate = random.nextInt(BELOW_EPHEMERAL_FROM, BELOW_EPHEMERAL_TO);
+                try (ServerSocket s = new ServerSocket(candidate, 1, address)) {
+                    return s.getLocalPort();
+                } catch (IOException taken) {
+                    // in use: another one
+                }
+            }
+            try (ServerSocket s = new ServerSocket(0, 1, address)) {
+                return s.getLocalPort();
+            }
         } catch (IOException e) {
             throw new IllegalStateException("no free port for Dubbo: " + e.getMessage(), e);
         }
     }
+
+    /** Where {@link #freePort} looks first: below the ephemeral ports, above the well-known ones. */
+    static final int BELOW_EPHEMERAL_FROM = 20_000;
+
+    static final int BELOW_EPHEMERAL_TO = 32_768;
 }

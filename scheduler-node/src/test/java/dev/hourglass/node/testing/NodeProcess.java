@@ -102,7 +102,21 @@ public final class NodeProcess implements AutoCloseable {
                         ""));
     }
 
+    /**
+     * A port free now, for a node process that binds it seconds later: taken below Linux's
+     * ephemeral range, where no outgoing connection of this machine can take it meanwhile (a port
+     * from {@code new ServerSocket(0)} can be, and the node then fails to start).
+     */
     private static int freePort() throws IOException {
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int tries = 0; tries < 50; tries++) {
+            int candidate = random.nextInt(20_000, 32_768);
+            try (ServerSocket s = new ServerSocket(candidate, 1, InetAddress.getLoopbackAddress())) {
+                return s.getLocalPort();
+            } catch (IOException taken) {
+                // in use: another one
+            }
+        }
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }
