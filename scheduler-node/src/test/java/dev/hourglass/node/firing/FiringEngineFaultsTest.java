@@ -78,12 +78,21 @@ class FiringEngineFaultsTest {
 
     /** The engine on the manual scheduler and clock, one claim at a time, claiming at the fire time. */
     private FiringEngine start(FakeJobStore store, ServiceLookup catalog, Dispatcher dispatcher) {
+        return start(store, catalog, new ShardOwnership(List.of(0)), 100, dispatcher);
+    }
+
+    private FiringEngine start(
+            FakeJobStore store,
+            ServiceLookup catalog,
+            ShardOwnership shards,
+            long catchUpIntervalMs,
+            Dispatcher dispatcher) {
         engine = new FiringEngine(
                 new FiringEngine.Ports(store, catalog, dispatcher, FiringListener.NONE),
-                new ShardOwnership(List.of(0)),
+                shards,
                 ClusterContext.alone("n1"),
                 clock,
-                new EngineSettings(60_000, 50, 100, 100, 1_000, 10, 1, 10, 0, 0),
+                new EngineSettings(60_000, 50, catchUpIntervalMs, 100, 1_000, 10, 1, 10, 0, 0),
                 EngineSchedulers.allOn(scheduler));
         engine.start();
         return engine;
@@ -94,6 +103,48 @@ class FiringEngineFaultsTest {
         assertThat(scheduler.awaitUntil(done, maxMs))
                 .as("%s within %d ms of fake time", what, maxMs)
                 .isTrue();
+    }
+
+    /**
+     * A claim round that dies of an Error (a defect, not a database outage) still plans the next
+     * round. The Error comes before the round takes anything from memory, so the job stays there:
+     * without the next round planned by the failed one, nothing would claim it until an earlier job
+     * arrived or the next catch-up sweep offered it again (up to {@code catchUpIntervalMs} late).
+     */
+    @Test
+    void aClaimRoundThatDiesOfAnErrorStillPlansTheNextOne() {
+        AtomicInteger defectsLeft = new AtomicInteger(1);
+        ShardOwnership shards = new ShardOwnership(List.of(0));
+        shards.leaseFrom(() -> {
+            boolean inRound = StackWalker.getInstance()
+                    .walk(frames -> frames.anyMatch(f -> f.getMethodName().equals("claimRound")));
+            if (inRound && defectsLeft.getAndDecrement() > 0) {
+                throw new AssertionError("a defect met in the claim round");
+            }
+            return true;
+        });
+        FakeJobStore store = new FakeJobStore();
+        store.add(1, clock.millis() + 200, 0);
+        // a catch-up sweep re-offers what is due, which plans a round too: none comes in this test
+        start(
+                store,
+                new ServiceCatalog(new FixedServices(SERVICE)),
+                shards,
+                60_000,
+                delivery -> CompletableFuture.completedFuture(DeliveryResult.success(null)));
+        AssertionError thrown = null;
+        try {
+            scheduler.advance(1_000); // the scheduler's thread meets the Error, as a pool thread would
+        } catch (AssertionError e) {
+            thrown = e;
+        }
+        assertThat(thrown).as("a round met the defect").hasMessageContaining("claim round");
+        assertThat(defects.logged()).anyMatch(line -> line.contains("claim round error"));
+        defects.logged().clear();
+        runUntil(
+                "the job finished after the failed round",
+                () -> store.jobs.get(1L).state() == JobState.FINISHED,
+                5_000);
     }
 
     @Test
