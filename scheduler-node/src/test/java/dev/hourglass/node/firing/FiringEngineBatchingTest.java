@@ -31,26 +31,17 @@ class FiringEngineBatchingTest {
     static final int JOBS = 60;
     static final long APART_MS = 5; // 200 jobs/s
 
-    final ManualClock clock = new ManualClock(FiringEngineFenceTest.T0);
-    final ManualScheduler scheduler = new ManualScheduler(clock);
-    final LoggedDefects defects = LoggedDefects.capture();
+    final ManualTime time = new ManualTime();
+    final ManualClock clock = time.clock;
+    final ManualScheduler scheduler = time.scheduler;
+    final LoggedDefects defects = time.defects;
     final FakeJobStore store = new FakeJobStore();
     final List<Delivery> delivered = new CopyOnWriteArrayList<>();
     FiringEngine engine;
 
     @AfterEach
     void stop() {
-        try {
-            if (engine != null) {
-                engine.stop(1_000);
-            }
-            assertThat(scheduler.failures()).as("tasks that threw").isEmpty();
-            assertThat(defects.logged())
-                    .as("exceptions the engine caught and logged")
-                    .isEmpty();
-        } finally {
-            defects.close();
-        }
+        time.stopAndCheck(engine);
     }
 
     private void start(long claimLeadMs, long resultLingerMs) {

@@ -56,24 +56,15 @@ class FiringEngineFaultsTest {
             0,
             0);
 
-    final ManualClock clock = new ManualClock(FiringEngineFenceTest.T0);
-    final ManualScheduler scheduler = new ManualScheduler(clock);
-    final LoggedDefects defects = LoggedDefects.capture();
+    final ManualTime time = new ManualTime();
+    final ManualClock clock = time.clock;
+    final ManualScheduler scheduler = time.scheduler;
+    final LoggedDefects defects = time.defects;
     FiringEngine engine;
 
     @AfterEach
     void stop() {
-        try {
-            if (engine != null) {
-                engine.stop(1_000);
-            }
-            assertThat(scheduler.failures()).as("tasks that threw").isEmpty();
-            assertThat(defects.logged())
-                    .as("exceptions the engine caught and logged")
-                    .isEmpty();
-        } finally {
-            defects.close();
-        }
+        time.stopAndCheck(engine);
     }
 
     /** The engine on the manual scheduler and clock, one claim at a time, claiming at the fire time. */
@@ -98,11 +89,8 @@ class FiringEngineFaultsTest {
         return engine;
     }
 
-    /** Moves fake time, task by task, until {@code done} holds; fails if it does not within {@code maxMs}. */
     private void runUntil(String what, BooleanSupplier done, long maxMs) {
-        assertThat(scheduler.awaitUntil(done, maxMs))
-                .as("%s within %d ms of fake time", what, maxMs)
-                .isTrue();
+        time.runUntil(what, done, maxMs);
     }
 
     /**

@@ -48,9 +48,10 @@ class FiringEngineFenceTest {
     static final long LEAD_MS = 500; // the window in which a test acts on a claimed, unsent attempt
     static final long T0 = 1_750_000_000_000L;
 
-    final ManualClock clock = new ManualClock(T0);
-    final ManualScheduler scheduler = new ManualScheduler(clock);
-    final LoggedDefects defects = LoggedDefects.capture();
+    final ManualTime time = new ManualTime();
+    final ManualClock clock = time.clock;
+    final ManualScheduler scheduler = time.scheduler;
+    final LoggedDefects defects = time.defects;
     final FakeJobStore store = new FakeJobStore();
     final ShardOwnership shards = new ShardOwnership(List.of(0));
     /** The node's lease on its shards (in a cluster: recent contact with ZooKeeper). */
@@ -66,24 +67,11 @@ class FiringEngineFenceTest {
 
     @AfterEach
     void stop() {
-        try {
-            if (engine != null) {
-                engine.stop(1_000);
-            }
-            assertThat(scheduler.failures()).as("tasks that threw").isEmpty();
-            assertThat(defects.logged())
-                    .as("exceptions the engine caught and logged")
-                    .isEmpty();
-        } finally {
-            defects.close();
-        }
+        time.stopAndCheck(engine);
     }
 
-    /** Moves fake time, task by task, until {@code done} holds; fails if it does not within {@code maxMs}. */
     private void runUntil(String what, BooleanSupplier done, long maxMs) {
-        assertThat(scheduler.awaitUntil(done, maxMs))
-                .as("%s within %d ms of fake time", what, maxMs)
-                .isTrue();
+        time.runUntil(what, done, maxMs);
     }
 
     /** Moves fake time past {@code time}, running every task due on the way. */
