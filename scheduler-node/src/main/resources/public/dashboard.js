@@ -176,14 +176,20 @@ async function loadServices() {
     get('/api/v1/services'), get('/api/v1/stats'), get('/api/v1/stats/history'), get('/api/v1/alerts?state=FIRING&limit=500')]);
   const firing = {};
   alerts.items.forEach(a => (firing[a.app + '/' + a.service] = firing[a.app + '/' + a.service] || []).push(a.kind));
-  table($('services'), ['service', 'protocol', 'target', 'attempts/s', 'failed', 'in flight / max', 'live jobs', 'alerts', ''],
+  table($('services'), ['service', 'protocol', 'target (PULL: backlog)', 'attempts/s', 'failed', 'in flight / max', 'live jobs', 'alerts', ''],
     services.items.map(s => {
       const key = s.app + '/' + s.name;
       const act = history.services[key] || { attemptsLastMinute: 0, failedLastMinute: 0, inFlight: 0 };
       const failed = act.attemptsLastMinute ? Math.round(100 * act.failedLastMinute / act.attemptsLastMinute) + '%' : '—';
       const live = Object.entries(stats.liveByService[key] || {}).map(([st, n]) => st + ' ' + n).join(', ') || 'none';
+      // a PULL service has no target: its consumers' backlog instead (ready = due, not reserved)
+      const pulled = (stats.pull || {})[key];
+      const target = pulled
+        ? el('span', { class: 'pull' }, 'ready ' + pulled.ready + ' · reserved ' + pulled.reserved
+            + (pulled.ready ? ' · oldest ' + (pulled.oldestReadyAgeMs / 1000).toFixed(1) + ' s' : ''))
+        : s.url || s.topic || (s.dubboGroup || '') + ' ' + (s.dubboVersion || '');
       return el('tr', { dataset: { service: key } },
-        el('td', {}, key), el('td', {}, s.protocol), el('td', {}, s.url || s.topic || (s.dubboGroup || '') + ' ' + (s.dubboVersion || '')),
+        el('td', {}, key), el('td', {}, s.protocol), el('td', {}, target),
         el('td', {}, (act.attemptsLastMinute / 60).toFixed(1)), el('td', {}, failed),
         el('td', {}, act.inFlight + ' / ' + s.maxInFlight), el('td', {}, live),
         el('td', {}, (firing[key] || []).map(k => badge(k, 'FIRING'))),

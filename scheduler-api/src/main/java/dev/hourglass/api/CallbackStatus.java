@@ -4,5 +4,11 @@ package dev.hourglass.api;
 public enum CallbackStatus {
     SUCCESS,
     RETRY,
-    FAIL
+    FAIL,
+    /**
+     * Pull consumers only (docs/api.md, "Pull consumers"): the job goes back to its queue without
+     * using an attempt, after the report's {@code delayMs}. A push receiver that answers it is read
+     * as RETRY: it has used the attempt by being called.
+     */
+    RELEASE
 }

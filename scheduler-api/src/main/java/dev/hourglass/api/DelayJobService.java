@@ -42,4 +42,17 @@ public interface DelayJobService {
 
     /** Reports the result of the current attempt (CONSUMER ack mode); CONFLICT for another attempt. */
     JobView reportResult(String jobId, ResultReport report) throws HourglassException;
+
+    /**
+     * Pull consumers (docs/api.md, "Pull consumers"): reserves up to {@code max} ready jobs of the
+     * caller's PULL services, in the order given, waiting up to {@code waitMs} when none is ready.
+     * The wait holds no thread of the node.
+     */
+    List<Reservation> reserve(ReserveRequest request) throws HourglassException;
+
+    /** Up to 1,000 results at once ({@link ResultReport#getJobId()} names each job); one answer per input, in order. */
+    List<ResultAnswer> reportResults(List<ResultReport> results) throws HourglassException;
+
+    /** Moves a reservation's deadline to now + {@code ttrMs}; CONFLICT when the attempt is not current. */
+    Reservation touch(String jobId, int attempt, long ttrMs) throws HourglassException;
 }

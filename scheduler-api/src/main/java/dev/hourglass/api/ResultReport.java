@@ -3,16 +3,28 @@ package dev.hourglass.api;
 import java.io.Serializable;
 
 /**
- * A consumer's result for the current attempt of a job in CONSUMER ack mode (docs/api.md, "Jobs":
- * {@code POST /api/v1/jobs/{id}/result}).
+ * A consumer's result for the current attempt of a job in CONSUMER ack mode or of a pull consumer's
+ * reservation (docs/api.md, "Jobs": {@code POST /api/v1/jobs/{id}/result}, and "Pull consumers").
+ * {@code jobId} is read in a batch of results only; {@code delayMs} with RELEASE only.
  */
 public class ResultReport implements Serializable {
     private static final long serialVersionUID = 1L;
 
+    private String jobId;
     private int attempt;
     private CallbackStatus status;
     private String message;
     private Long retryAfterMs;
+    private Long delayMs;
+
+    public String getJobId() {
+        return jobId;
+    }
+
+    public ResultReport setJobId(String jobId) {
+        this.jobId = jobId;
+        return this;
+    }
 
     public int getAttempt() {
         return attempt;
@@ -47,6 +59,15 @@ public class ResultReport implements Serializable {
 
     public ResultReport setRetryAfterMs(Long retryAfterMs) {
         this.retryAfterMs = retryAfterMs;
+        return this;
+    }
+
+    public Long getDelayMs() {
+        return delayMs;
+    }
+
+    public ResultReport setDelayMs(Long delayMs) {
+        this.delayMs = delayMs;
         return this;
     }
 }

@@ -3,7 +3,9 @@ package dev.hourglass.sdk.dubbo;
 import dev.hourglass.api.DelayJobService;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import java.util.List;
 import java.util.Map;
+import org.apache.dubbo.config.MethodConfig;
 import org.apache.dubbo.config.ReferenceConfig;
 import org.apache.dubbo.config.bootstrap.DubboBootstrap;
 import org.apache.dubbo.rpc.RpcContext;
@@ -24,6 +26,9 @@ import org.apache.dubbo.rpc.model.ApplicationModel;
  * Errors arrive as {@code HourglassException} with the same codes as over HTTP.
  */
 public final class HourglassDubboClient implements AutoCloseable {
+    /** The longest {@code waitMs} a reserve may ask for (docs/api.md, "Pull consumers"). */
+    static final int MAX_RESERVE_WAIT_MS = 30_000;
+
     private final DubboBootstrap bootstrap;
     private final DelayJobService service;
 
@@ -34,6 +39,12 @@ public final class HourglassDubboClient implements AutoCloseable {
         reference.setInterface(DelayJobService.class);
         reference.setUrl(directUrl);
         reference.setTimeout(timeoutMs);
+        // a reserve may wait up to 30 s for a job (long poll): its answer comes that much later
+        MethodConfig reserve = new MethodConfig();
+        reserve.setName("reserve");
+        reserve.setTimeout(MAX_RESERVE_WAIT_MS + timeoutMs);
+        reserve.setRetries(0);
+        reference.setMethods(List.of(reserve));
         reference.setRetries(0); // a retried submit without a bizKey could create the job twice
         reference.setCheck(false);
         reference.setParameters(Map.of("migration.step", "FORCE_INTERFACE"));

@@ -12,9 +12,11 @@ import dev.hourglass.node.api.http.HttpApi;
 import dev.hourglass.node.api.http.JobRoutes;
 import dev.hourglass.node.api.http.NodeStatus;
 import dev.hourglass.node.api.http.OpsRoutes;
+import dev.hourglass.node.api.http.PullRoutes;
 import dev.hourglass.node.api.http.ServiceRoutes;
 import dev.hourglass.node.background.DaemonThreads;
 import dev.hourglass.node.background.Periodic;
+import dev.hourglass.node.background.ThreadedScheduler;
 import dev.hourglass.node.bulk.BulkActions;
 import dev.hourglass.node.catalog.CallbackAllowList;
 import dev.hourglass.node.catalog.ServiceCatalog;
@@ -47,7 +49,9 @@ import dev.hourglass.node.manage.JobManager;
 import dev.hourglass.node.metrics.AlertMetrics;
 import dev.hourglass.node.metrics.FiringHistory;
 import dev.hourglass.node.metrics.FiringMetrics;
+import dev.hourglass.node.metrics.PullMetrics;
 import dev.hourglass.node.metrics.RetentionMetrics;
+import dev.hourglass.node.pull.PullConsumers;
 import dev.hourglass.node.retention.RetentionSweep;
 import dev.hourglass.node.store.h2.StandaloneH2;
 import dev.hourglass.node.store.mybatis.ConnectionAdvice;
@@ -59,6 +63,7 @@ import dev.hourglass.node.store.mybatis.MyBatisAttemptStore;
 import dev.hourglass.node.store.mybatis.MyBatisAuditLog;
 import dev.hourglass.node.store.mybatis.MyBatisJobMutations;
 import dev.hourglass.node.store.mybatis.MyBatisJobRepository;
+import dev.hourglass.node.store.mybatis.MyBatisReservationStore;
 import dev.hourglass.node.store.mybatis.MyBatisRetentionStore;
 import dev.hourglass.node.store.mybatis.MyBatisServiceRepository;
 import dev.hourglass.node.store.mybatis.SqlFailures;
@@ -97,6 +102,8 @@ public final class HourglassNode implements AutoCloseable {
     public static final long STOP_BEYOND_GRACE_MS = 5_000;
     /** How often committed live-count deltas are folded: the stats read scans about this much. */
     private static final long LIVE_COUNT_FOLD_MS = 1_000;
+    /** How often the PULL services' ready jobs are read for the metrics. */
+    private static final long PULL_GAUGES_EVERY_MS = 10_000;
 
     private final NodeConfig config;
     private final String nodeId;
@@ -115,8 +122,14 @@ public final class HourglassNode implements AutoCloseable {
     private final LiveCountFolder liveCounts;
     private final FiringHistory history;
     private volatile Periodic historyRoll;
+    private volatile Periodic pullBacklogGauges;
+    private final PullMetrics pullMetrics;
+    private final ServiceCatalog catalog;
     private final AlertMonitor alerts;
     private final JobManager jobManager;
+    private final PullConsumers pull;
+    private final ThreadedScheduler pullTimers;
+    private final ThreadedScheduler pullReservers;
     private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
     private final Clock clock;
     /** What the Dubbo protocol exports once the node starts. */
@@ -162,6 +175,7 @@ public final class HourglassNode implements AutoCloseable {
             var catalog =
                     new ServiceCatalog(serviceRepository, new MyBatisServiceRepository(database.engineSessions()));
             catalog.onChange(services -> targets.refresh()); // grants reload with the services
+            this.catalog = catalog;
             var allowList = new CallbackAllowList(config.callbackAllow);
             this.embeddedZooKeeper = config.cluster.zkConnect == null || config.cluster.zkConnect.isBlank()
                     ? new EmbeddedZooKeeper(Path.of(config.dataDir))
@@ -170,7 +184,7 @@ public final class HourglassNode implements AutoCloseable {
             this.dispatch = new DispatchRouter()
                     .checkTargets(targets::refusal)
                     .register(Protocol.HTTP, new HttpCallbackDispatcher(allowList, clock));
-            Set<Protocol> protocols = EnumSet.of(Protocol.HTTP);
+            Set<Protocol> protocols = EnumSet.of(Protocol.HTTP, Protocol.PULL);
             KafkaDispatcher kafka = null;
             if (config.cluster.kafkaBootstrap != null && !config.cluster.kafkaBootstrap.isBlank()) {
                 kafka = new KafkaDispatcher(config.cluster.kafkaBootstrap, nodeId, config.kafka.settings());
@@ -209,6 +223,7 @@ public final class HourglassNode implements AutoCloseable {
             new JvmThreadMetrics().bindTo(registry);
             new ProcessorMetrics().bindTo(registry);
             var metrics = new FiringMetrics(registry);
+            this.pullMetrics = new PullMetrics(registry, catalog::pulledServiceKeys);
             this.history = new FiringHistory();
             var e = config.engine;
             this.engine = new FiringEngine(
@@ -216,7 +231,7 @@ public final class HourglassNode implements AutoCloseable {
                             new MyBatisAttemptStore(database.engineSessions(), nodeId, sqlFailures),
                             catalog,
                             dispatch,
-                            FiringListener.both(metrics, history)),
+                            FiringListener.both(FiringListener.both(metrics, history), pullMetrics)),
                     this.shards,
                     new ClusterContext(nodeId, this::liveNodes, this::limitShare),
                     clock,
@@ -245,6 +260,21 @@ public final class HourglassNode implements AutoCloseable {
                     holders,
                     clock);
             this.jobManager = jobs;
+            this.pullTimers = new ThreadedScheduler("hourglass-pull-timer", 1, clock);
+            this.pullReservers = new ThreadedScheduler("hourglass-pull-reserve", 2, clock);
+            this.pull = new PullConsumers(
+                    new MyBatisReservationStore(sessions, nodeId, sqlFailures),
+                    jobRepository,
+                    catalog,
+                    nodeId,
+                    pullTimers,
+                    pullReservers,
+                    PullConsumers.Settings.DEFAULTS);
+            engine.signalPulledJobsTo(pull);
+            pull.reportTo(pullMetrics);
+            Gauge.builder("hourglass.pull.waiting", pull, PullConsumers::waiting)
+                    .description("pull consumers waiting in a reserve on this node (long polls)")
+                    .register(registry);
             var services = new ServiceCommands(
                     catalog, allowList, targets, protocols, dubbo != null && dubbo.hasRegistry(), clock);
             var tenants = new Tenants(
@@ -284,10 +314,12 @@ public final class HourglassNode implements AutoCloseable {
                             new JobRoutes(jobs, callers),
                             new ServiceRoutes(services, serviceRepository, callers),
                             new AppRoutes(tenants, targets, callers, appRepository, allowList),
-                            new OpsRoutes(new Status(), jobRepository, metrics, history, registry, callers),
+                            new OpsRoutes(
+                                    new Status(), jobRepository, metrics, history, registry, callers, pull, clock),
                             new AlertRoutes(alertStore, callers, clock),
-                            new BulkRoutes(new BulkActions(jobs, auditLog, clock), auditLog, callers)));
-            this.dubboServices = Map.of(DelayJobService.class, new DubboJobService(jobs, tenants, rules));
+                            new BulkRoutes(new BulkActions(jobs, auditLog, clock), auditLog, callers),
+                            new PullRoutes(pull, jobs, callers, clock)));
+            this.dubboServices = Map.of(DelayJobService.class, new DubboJobService(jobs, pull, tenants, rules));
             this.retention = new RetentionSweep(
                     new MyBatisRetentionStore(sessions),
                     clock,
@@ -326,6 +358,10 @@ public final class HourglassNode implements AutoCloseable {
             startedAt = clock.millis();
             coordinator.connect();
             jobManager.start();
+            pullTimers.start();
+            pullReservers.start();
+            pull.start();
+            pullBacklogGauges = Periodic.every("hourglass-pull-backlog", PULL_GAUGES_EVERY_MS, this::refreshPullGauges);
             http.start();
             httpStarted = true;
             if (dubbo != null) {
@@ -445,6 +481,7 @@ public final class HourglassNode implements AutoCloseable {
             historyRoll,
             retention,
             http,
+            pull == null ? null : this::closePull,
             jobManager == null ? null : jobManager::close,
             coordinator,
             engine == null ? null : engine::halt,
@@ -542,6 +579,7 @@ public final class HourglassNode implements AutoCloseable {
         stop.step("live-count folding", 1_000, liveCounts::close);
         stop.step("firing history", 1_000, historyRoll::close);
         stop.step("alerts", 1_000, alerts::close);
+        stop.step("waiting pull consumers", 1_000, this::closePull); // answered before the server goes
         stop.step("HTTP server", 1_000, http::close);
         stop.step("submits being stored", 1_000, jobManager::close); // Dubbo's later ones: alone
         // shards first: what this node claimed and has not sent is given back, and the master hands
@@ -574,6 +612,7 @@ public final class HourglassNode implements AutoCloseable {
         stop.step("database watch", 1_000, this::closeDatabaseWatch);
         stop.step("firing", 1_000, engine::halt);
         stop.step("leaving the cluster", 1_000, coordinator::close);
+        stop.step("waiting pull consumers", 1_000, this::closePull);
         stop.step("HTTP server", 1_000, http::close);
         stop.step("submits being stored", 1_000, jobManager::close);
         stop.step("dispatchers", 1_000, dispatch::close);
@@ -581,6 +620,20 @@ public final class HourglassNode implements AutoCloseable {
         stop.step("embedded ZooKeeper", 1_000, this::closeEmbeddedZooKeeper);
         stop.step("database", 1_000, database::close);
         gcMetrics.close();
+    }
+
+    /** The PULL services' ready jobs for the metrics: one read of the whole cluster's, per period. */
+    private void refreshPullGauges() {
+        pullMetrics.refresh(pull.backlogs(null), clock.millis());
+    }
+
+    private void closePull() {
+        if (pullBacklogGauges != null) {
+            pullBacklogGauges.close();
+        }
+        pull.close();
+        pullReservers.close(500);
+        pullTimers.close(0);
     }
 
     private void closeDubbo() {

@@ -3,10 +3,13 @@ package dev.hourglass.node.catalog;
 import dev.hourglass.node.core.job.Job;
 import dev.hourglass.node.core.port.ServiceLookup;
 import dev.hourglass.node.core.port.ServiceRepository;
+import dev.hourglass.node.core.service.Protocol;
 import dev.hourglass.node.core.service.ServiceDefinition;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -24,6 +27,7 @@ public final class ServiceCatalog implements ServiceLookup {
     private final ServiceRepository repository;
     private final ServiceRepository refreshFrom;
     private volatile Map<String, ServiceDefinition> byKey = Map.of();
+    private volatile Set<String> pulled = Set.of(); // the PULL services of byKey
     private final List<Consumer<Map<String, ServiceDefinition>>> listeners = new CopyOnWriteArrayList<>();
 
     public ServiceCatalog(ServiceRepository repository) {
@@ -81,7 +85,7 @@ public final class ServiceCatalog implements ServiceLookup {
         if (deleted) {
             Map<String, ServiceDefinition> copy = new ConcurrentHashMap<>(byKey);
             copy.remove(Job.serviceKey(app, name));
-            byKey = copy;
+            setKnown(copy);
             changed();
         }
         return deleted;
@@ -90,7 +94,23 @@ public final class ServiceCatalog implements ServiceLookup {
     private synchronized void remember(ServiceDefinition service) {
         Map<String, ServiceDefinition> copy = new ConcurrentHashMap<>(byKey);
         copy.put(service.key(), service);
-        byKey = copy;
+        setKnown(copy);
+    }
+
+    private void setKnown(Map<String, ServiceDefinition> services) {
+        Set<String> pulls = new HashSet<>();
+        services.values().forEach(s -> {
+            if (s.protocol() == Protocol.PULL) {
+                pulls.add(s.key());
+            }
+        });
+        pulled = Set.copyOf(pulls);
+        byKey = services;
+    }
+
+    @Override
+    public Set<String> pulledServiceKeys() {
+        return pulled;
     }
 
     /** Reloads every service; on a database error keeps the last known set. */
@@ -99,7 +119,7 @@ public final class ServiceCatalog implements ServiceLookup {
         try {
             Map<String, ServiceDefinition> fresh = new ConcurrentHashMap<>();
             refreshFrom.list(null).forEach(s -> fresh.put(s.key(), s));
-            byKey = fresh;
+            setKnown(fresh);
             changed();
         } catch (RuntimeException e) {
             LOG.warn("service catalog refresh failed; keeping {} known services: {}", byKey.size(), e.toString());

@@ -81,7 +81,11 @@ public final class ServiceCommands {
                 dubboVersion = dubboName("dubboVersion", spec.dubboVersion());
                 targets.requireDubboGroup(app, dubboGroup, url != null);
             }
+            case PULL -> {
+                // no target: its consumers come for the jobs
+            }
         }
+        requireSameKindOfDelivery(app, name, protocol);
         int maxAttempts = within("maxAttempts", spec.maxAttempts(), 5, 1, JobBounds.MAX_ATTEMPTS);
         long timeoutMs = within("timeoutMs", spec.timeoutMs(), 30_000L, 1L, JobBounds.MAX_TIMEOUT_MS);
         long initial = within("backoff.initialMs", spec.backoffInitialMs(), 1_000L, 0L, JobBounds.MAX_BACKOFF_MS);
@@ -91,7 +95,7 @@ public final class ServiceCommands {
         if (multiplier < 1.0 || multiplier > 100.0) {
             throw HourglassException.invalid("backoff.multiplier", "backoff.multiplier must be in 1.0..100.0");
         }
-        AckMode ackMode = ackMode(spec.ackMode());
+        AckMode ackMode = ackMode(spec.ackMode(), protocol);
         int maxInFlight =
                 within("maxInFlight", spec.maxInFlight(), ServiceDefinition.DEFAULT_MAX_IN_FLIGHT, 1, 100_000);
         String secret = spec.signingSecret();
@@ -159,13 +163,13 @@ public final class ServiceCommands {
 
     private Protocol protocol(String value) {
         if (value == null) {
-            throw HourglassException.invalid("protocol", "protocol is required: HTTP, KAFKA or DUBBO");
+            throw HourglassException.invalid("protocol", "protocol is required: HTTP, KAFKA, DUBBO or PULL");
         }
         Protocol p;
         try {
             p = Protocol.valueOf(value.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw HourglassException.invalid("protocol", "protocol must be HTTP, KAFKA or DUBBO");
+            throw HourglassException.invalid("protocol", "protocol must be HTTP, KAFKA, DUBBO or PULL");
         }
         if (!supported.contains(p)) {
             throw HourglassException.invalid("protocol", "protocol " + p + " is not enabled on this node");
@@ -227,15 +231,34 @@ public final class ServiceCommands {
         return value;
     }
 
-    private static AckMode ackMode(String value) {
+    private static AckMode ackMode(String value, Protocol protocol) {
         if (value == null) {
-            return AckMode.AUTO;
+            return protocol == Protocol.PULL ? AckMode.CONSUMER : AckMode.AUTO;
         }
+        AckMode mode;
         try {
-            return AckMode.valueOf(value.toUpperCase(Locale.ROOT));
+            mode = AckMode.valueOf(value.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
             throw HourglassException.invalid("ackMode", "ackMode must be AUTO or CONSUMER");
         }
+        if (protocol == Protocol.PULL && mode != AckMode.CONSUMER) {
+            throw HourglassException.invalid("ackMode", "a PULL service is acknowledged by its consumers: CONSUMER");
+        }
+        return mode;
+    }
+
+    /**
+     * A service does not move between being pushed (HTTP, KAFKA, DUBBO) and pulled: the engine
+     * leaves a PULL service's jobs to its consumers, and its memory of which jobs it has read
+     * would miss those of a service that became pushed. Create a new service instead.
+     */
+    private void requireSameKindOfDelivery(String app, String name, Protocol protocol) {
+        catalog.find(app, name).ifPresent(existing -> {
+            if ((existing.protocol() == Protocol.PULL) != (protocol == Protocol.PULL)) {
+                throw HourglassException.conflict("service " + name + " is " + existing.protocol()
+                        + ": a service cannot change between PULL and a pushed protocol; create a new service");
+            }
+        });
     }
 
     private static String required(String field, String value) {

@@ -13,6 +13,7 @@ import dev.hourglass.node.core.port.Dispatcher;
 import dev.hourglass.node.core.port.FiringListener;
 import dev.hourglass.node.core.port.ServiceLookup;
 import dev.hourglass.node.core.service.AckMode;
+import dev.hourglass.node.core.service.Protocol;
 import dev.hourglass.node.core.service.ServiceDefinition;
 import dev.hourglass.node.core.shard.ShardOwnership;
 import java.time.Clock;
@@ -414,6 +415,13 @@ final class AttemptSender {
         } catch (RuntimeException e) {
             LOG.warn("job {} attempt {}: its service could not be read: {}", job.id(), job.attempts(), e.toString());
             end(send, AttemptEndings.notSent(job, "service lookup failed: " + e, clock.millis()));
+            return;
+        }
+        if (send.service().map(s -> s.protocol() == Protocol.PULL).orElse(false)) {
+            // a job of a PULL service this node did not know of when it read it: its consumers'
+            LOG.debug("job {} attempt {}: its service is PULL: given back unsent", job.id(), job.attempts());
+            fence.giveBack(job);
+            drop(send);
             return;
         }
         int limit = send.service().map(ServiceDefinition::maxInFlight).orElse(ServiceDefinition.DEFAULT_MAX_IN_FLIGHT);

@@ -5,16 +5,14 @@ import dev.hourglass.node.background.Guarded;
 import dev.hourglass.node.background.Lifecycle;
 import dev.hourglass.node.background.PeriodicTask;
 import dev.hourglass.node.background.TaskScheduler;
-import dev.hourglass.node.core.job.AttemptEndings;
-import dev.hourglass.node.core.job.AttemptOutcome;
 import dev.hourglass.node.core.job.AttemptResult;
-import dev.hourglass.node.core.job.Backoff;
 import dev.hourglass.node.core.job.Job;
 import dev.hourglass.node.core.port.AttemptHolders;
 import dev.hourglass.node.core.port.AttemptStore;
 import dev.hourglass.node.core.port.Dispatcher;
 import dev.hourglass.node.core.port.FiringControl;
 import dev.hourglass.node.core.port.FiringListener;
+import dev.hourglass.node.core.port.PulledJobSignals;
 import dev.hourglass.node.core.port.ServiceLookup;
 import dev.hourglass.node.core.service.ServiceDefinition;
 import dev.hourglass.node.core.shard.ShardOwnership;
@@ -76,6 +74,7 @@ public final class FiringEngine implements FiringControl {
 
     private final AttemptStore store;
     private volatile AttemptStore reportedResults;
+    private volatile PulledJobSignals pulledJobs = PulledJobSignals.NONE;
     private final ServiceLookup catalog;
     private final ShardOwnership shards;
     private final Clock clock;
@@ -146,7 +145,9 @@ public final class FiringEngine implements FiringControl {
                 settings,
                 capacity::parked,
                 capacity::isParked,
-                () -> capacity.saturated(WindowLoader.MAX_SKIPPED_SERVICES));
+                () -> capacity.saturated(WindowLoader.MAX_SKIPPED_SERVICES),
+                catalog::pulledServiceKeys,
+                e -> pulledJobs.due(e.serviceKey(), e.dueAt()));
         this.sender = new AttemptSender(
                 store,
                 cluster.nodeId(),
@@ -304,6 +305,14 @@ public final class FiringEngine implements FiringControl {
     }
 
     /**
+     * Who hears of the PULL jobs this node makes due (they never enter the engine's memory): the
+     * pull consumers waiting on this node.
+     */
+    public void signalPulledJobsTo(PulledJobSignals signals) {
+        this.pulledJobs = signals;
+    }
+
+    /**
      * Reported results arrive on API threads: written through {@code store} (the API's
      * connections), a burst of them waits for API connections, never for the engine's. Until this
      * is called they go through the engine's own store.
@@ -313,18 +322,18 @@ public final class FiringEngine implements FiringControl {
     }
 
     /**
-     * The consumer's result for the job's current attempt (asynchronous acknowledgement), written
-     * now; a retry goes back into memory. The write is conditional on the attempt: a result for an
-     * attempt that is no longer current changes nothing.
+     * Consumers' results (asynchronous acknowledgement, pull consumers), written now; a retry goes
+     * back into memory (a PULL job's to its waiting consumers). The write is conditional on each
+     * attempt: a result for an attempt that is no longer current changes nothing.
      */
     @Override
-    public void report(Job job, AttemptOutcome outcome, Long retryAfterMs, String message) {
-        Backoff backoff = catalog.find(job.app(), job.service())
-                .map(ServiceDefinition::backoff)
-                .orElse(Backoff.DEFAULT);
-        AttemptResult result = AttemptEndings.reported(job, outcome, retryAfterMs, message, backoff, clock.millis());
-        reportedResults.record(List.of(result), clock.millis());
-        afterWrite(List.of(result));
+    public Set<Long> recordReported(List<AttemptResult> results) {
+        if (results.isEmpty()) {
+            return Set.of();
+        }
+        Set<Long> ended = reportedResults.record(results, clock.millis());
+        afterWrite(results.stream().filter(r -> ended.contains(r.jobId())).toList());
+        return ended;
     }
 
     /** A node left the cluster: its unanswered attempts are looked for (see {@link TimeoutSweep}). */
@@ -460,8 +469,11 @@ public final class FiringEngine implements FiringControl {
         try {
             List<IndexEntry> due = index.pollDue(clock.millis() + settings.claimLeadMs(), settings.claimBatch());
             List<IndexEntry> owned = new ArrayList<>(due.size());
+            Set<String> pulled = catalog.pulledServiceKeys();
             for (IndexEntry e : due) {
-                if (shards.owns(e.shard())) { // one that moved away meanwhile is its new owner's
+                // one that moved away meanwhile is its new owner's; a PULL job is its consumers'
+                // (one of a PULL service not known here yet is given back by the sender)
+                if (shards.owns(e.shard()) && !pulled.contains(e.serviceKey())) {
                     owned.add(e);
                 }
             }

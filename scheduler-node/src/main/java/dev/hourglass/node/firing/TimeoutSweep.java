@@ -8,6 +8,7 @@ import dev.hourglass.node.core.job.Job;
 import dev.hourglass.node.core.port.AttemptStore;
 import dev.hourglass.node.core.port.ServiceLookup;
 import dev.hourglass.node.core.service.AckMode;
+import dev.hourglass.node.core.service.Protocol;
 import dev.hourglass.node.core.service.ServiceDefinition;
 import dev.hourglass.node.core.shard.ShardOwnership;
 import java.time.Clock;
@@ -130,7 +131,11 @@ final class TimeoutSweep implements PeriodicTask {
         Optional<ServiceDefinition> service = catalog.find(job.app(), job.service());
         if (job.dueAt() + allowanceFor(job, live) <= now) {
             Backoff backoff = service.map(ServiceDefinition::backoff).orElse(Backoff.DEFAULT);
-            results.accept(AttemptEndings.timedOut(job, backoff, now));
+            boolean reserved = service.map(s -> s.protocol() == Protocol.PULL).orElse(false);
+            results.accept(
+                    reserved
+                            ? AttemptEndings.reservationLapsed(job, backoff, now)
+                            : AttemptEndings.timedOut(job, backoff, now));
         } else if (isOrphan(job, live)
                 && service.map(s -> s.ackMode() == AckMode.AUTO).orElse(true)) {
             results.accept(AttemptEndings.ownerLost(job, now));

@@ -9,9 +9,11 @@ import dev.hourglass.node.core.timeindex.IndexEntry;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -65,6 +67,8 @@ public final class WindowLoader {
     private final IntSupplier heldOutsideIndex;
     private final Supplier<Set<String>> saturatedServices;
     private final Predicate<IndexEntry> heldOutside;
+    private final Supplier<Set<String>> pulledServiceKeys;
+    private final Consumer<IndexEntry> pulledDue;
     private final Object cursorLock = new Object();
     private final Map<Integer, Cursor> cursors = new HashMap<>(); // guarded by cursorLock
 
@@ -73,6 +77,9 @@ public final class WindowLoader {
      *     is full); they count against the index's capacity, so memory stays bounded by it
      * @param heldOutside whether a job is held outside the index (parked): catch-up leaves it there
      * @param saturatedServices services with jobs parked: catch-up does not read more of theirs
+     * @param pulledServiceKeys the PULL services (keys): their jobs are their consumers', never read
+     *     or held here
+     * @param pulledDue hears of a PULL job this node made due, instead of the index
      */
     public WindowLoader(
             AttemptStore store,
@@ -82,7 +89,9 @@ public final class WindowLoader {
             EngineSettings settings,
             IntSupplier heldOutsideIndex,
             Predicate<IndexEntry> heldOutside,
-            Supplier<Set<String>> saturatedServices) {
+            Supplier<Set<String>> saturatedServices,
+            Supplier<Set<String>> pulledServiceKeys,
+            Consumer<IndexEntry> pulledDue) {
         this.store = store;
         this.index = index;
         this.shards = shards;
@@ -91,6 +100,8 @@ public final class WindowLoader {
         this.heldOutsideIndex = heldOutsideIndex;
         this.heldOutside = heldOutside;
         this.saturatedServices = saturatedServices;
+        this.pulledServiceKeys = pulledServiceKeys;
+        this.pulledDue = pulledDue;
     }
 
     /** WindowLoader with nothing held outside the index (tests of the loader alone). */
@@ -101,7 +112,7 @@ public final class WindowLoader {
             Clock clock,
             EngineSettings settings,
             IntSupplier heldOutsideIndex) {
-        this(store, index, shards, clock, settings, heldOutsideIndex, e -> false, Set::of);
+        this(store, index, shards, clock, settings, heldOutsideIndex, e -> false, Set::of, Set::of, e -> {});
     }
 
     /** Every owned shard's jobs due before this have been read: the least cursor's due time. */
@@ -124,6 +135,10 @@ public final class WindowLoader {
 
     /** Puts a job this node just made due into memory when it falls in the loaded range. */
     public void admit(IndexEntry entry) {
+        if (pulledServices().contains(entry.serviceKey())) {
+            pulledDue.accept(entry); // whichever shard it is on: this node's consumers want it
+            return;
+        }
         if (shards.owns(entry.shard()) && isWithinWindow(entry.dueAt())) {
             offer(entry);
         }
@@ -134,6 +149,9 @@ public final class WindowLoader {
      * it, so it is read again later. The one way into the index.
      */
     public void offer(IndexEntry entry) {
+        if (pulledServices().contains(entry.serviceKey())) {
+            return; // its consumers reserve it from the database
+        }
         IndexEntry displaced = index.offer(entry);
         if (displaced != null) {
             moveBack(displaced);
@@ -166,7 +184,7 @@ public final class WindowLoader {
                 return;
             }
             int perShard = Math.max(1, Math.min(room, settings.claimBatch() * 4) / behind.size());
-            List<IndexEntry> loaded = store.loadDue(new DuePage(behind, target, perShard, Set.of()));
+            List<IndexEntry> loaded = store.loadDue(new DuePage(behind, target, perShard, pulledServices()));
             Map<Integer, List<IndexEntry>> byShard = new HashMap<>();
             loaded.forEach(e ->
                     byShard.computeIfAbsent(e.shard(), s -> new ArrayList<>()).add(e));
@@ -197,6 +215,11 @@ public final class WindowLoader {
         }
     }
 
+    /** The PULL services' keys, left out of every read: the engine never holds their jobs. */
+    private Set<String> pulledServices() {
+        return pulledServiceKeys.get();
+    }
+
     /**
      * Re-reads the jobs due before now + one sweep interval and puts them in memory at their stored
      * due time: adds those memory misses, and moves those memory holds at another time (a job
@@ -213,7 +236,9 @@ public final class WindowLoader {
         owned.forEach(s -> fromStart.put(s, Cursor.START));
         int perShard = Math.max(32, settings.claimBatch() * 4 / owned.size());
         Set<String> saturated = saturatedServices.get();
-        List<IndexEntry> due = new ArrayList<>(store.loadDue(new DuePage(fromStart, until, perShard, saturated)));
+        Set<String> skipped = new HashSet<>(saturated);
+        skipped.addAll(pulledServices());
+        List<IndexEntry> due = new ArrayList<>(store.loadDue(new DuePage(fromStart, until, perShard, skipped)));
         if (!saturated.isEmpty()) {
             due.addAll(store.loadDue(
                     new DuePage(fromStart, clock.millis() + 1, OLDEST_OVERDUE_PER_SHARD, Set.of(), saturated)));

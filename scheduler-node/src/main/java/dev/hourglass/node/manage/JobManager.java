@@ -7,9 +7,13 @@ import dev.hourglass.api.JobChange;
 import dev.hourglass.api.JobState;
 import dev.hourglass.api.JobSubmission;
 import dev.hourglass.api.ResultReport;
+import dev.hourglass.node.core.job.AttemptEndings;
 import dev.hourglass.node.core.job.AttemptOutcome;
+import dev.hourglass.node.core.job.AttemptResult;
+import dev.hourglass.node.core.job.Backoff;
 import dev.hourglass.node.core.job.Execution;
 import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.job.JobBounds;
 import dev.hourglass.node.core.job.JobIdGenerator;
 import dev.hourglass.node.core.job.JobPage;
 import dev.hourglass.node.core.job.JobQuery;
@@ -22,6 +26,8 @@ import dev.hourglass.node.core.port.JobReads;
 import dev.hourglass.node.core.port.JobWrites;
 import dev.hourglass.node.core.port.ServiceLookup;
 import dev.hourglass.node.core.port.StoreOutcomeUnknownException;
+import dev.hourglass.node.core.service.Protocol;
+import dev.hourglass.node.core.service.PullLimits;
 import dev.hourglass.node.core.service.ServiceDefinition;
 import dev.hourglass.node.core.shard.ShardOwnership;
 import dev.hourglass.node.core.shard.ShardPlacement;
@@ -317,19 +323,143 @@ public final class JobManager {
         return job;
     }
 
-    /** The consumer's result for the current attempt (asynchronous acknowledgement). */
+    /**
+     * The consumer's result for the current attempt (asynchronous acknowledgement; a pull
+     * consumer's reservation): CONFLICT unless the attempt is current when the result is written.
+     */
     public Job reportResult(Caller caller, long id, ResultReport report) {
+        checkReport(report); // bad input is refused whatever the job
+        Job job = get(caller, id);
+        AttemptResult result = reported(job, report, clock.millis());
+        if (!engine.recordReported(List.of(result)).contains(id)) {
+            throw notCurrent(id, report.getAttempt(), get(caller, id));
+        }
+        return get(caller, id);
+    }
+
+    /** One answer of a batch of results: the job's state after its result, or why it was refused. */
+    public record ResultOutcome(String jobId, int attempt, JobState state, HourglassException error) {}
+
+    /**
+     * Up to {@link PullLimits#MAX_RESULTS} results at once, written in one transaction; one answer
+     * per report, in order. A refused report changes nothing; the others are written all the same.
+     */
+    public List<ResultOutcome> reportResults(Caller caller, List<ResultReport> reports) {
+        if (reports == null || reports.isEmpty() || reports.size() > PullLimits.MAX_RESULTS) {
+            throw HourglassException.invalid("results", "results must hold 1.." + PullLimits.MAX_RESULTS + " reports");
+        }
+        long now = clock.millis();
+        List<Long> ids = new ArrayList<>(reports.size());
+        for (ResultReport r : reports) {
+            ids.add(parsedId(r));
+        }
+        Map<Long, Job> live =
+                jobs.findLive(ids.stream().filter(java.util.Objects::nonNull).toList());
+        List<AttemptResult> results = new ArrayList<>(reports.size());
+        List<HourglassException> errors = new ArrayList<>(reports.size());
+        java.util.Set<Long> seen = new java.util.HashSet<>();
+        for (int i = 0; i < reports.size(); i++) {
+            ResultReport report = reports.get(i);
+            Long id = ids.get(i);
+            try {
+                if (report.getJobId() == null) {
+                    throw HourglassException.invalid("jobId", "jobId is required");
+                }
+                checkReport(report);
+                if (id == null) {
+                    throw HourglassException.notFound("job " + report.getJobId() + " not found");
+                }
+                Job job = live.get(id);
+                job = job != null && (caller.scope() == null || job.app().equals(caller.scope()))
+                        ? job
+                        : get(caller, id); // NOT_FOUND, or final: CONFLICT below
+                AttemptResult result = reported(job, report, now);
+                if (!seen.add(id)) {
+                    throw HourglassException.conflict("job " + id + " has two results in this batch");
+                }
+                results.add(result);
+                errors.add(null);
+            } catch (HourglassException e) {
+                results.add(null);
+                errors.add(e);
+            }
+        }
+        java.util.Set<Long> ended = engine.recordReported(
+                results.stream().filter(java.util.Objects::nonNull).toList());
+        List<ResultOutcome> answers = new ArrayList<>(reports.size());
+        for (int i = 0; i < reports.size(); i++) {
+            ResultReport report = reports.get(i);
+            AttemptResult result = results.get(i);
+            HourglassException error = errors.get(i);
+            if (error == null && !ended.contains(result.jobId())) {
+                error = HourglassException.conflict(
+                        "attempt " + report.getAttempt() + " of job " + result.jobId() + " is not current any more");
+            }
+            answers.add(new ResultOutcome(
+                    report.getJobId(),
+                    report.getAttempt(),
+                    error == null ? result.next().state() : null,
+                    error));
+        }
+        return answers;
+    }
+
+    private static Long parsedId(ResultReport report) {
+        try {
+            return report.getJobId() == null ? null : Long.parseLong(report.getJobId());
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    /** A report's own fields, whatever its job: a bad one is refused and changes nothing. */
+    private void checkReport(ResultReport report) {
         if (report == null || report.getStatus() == null) {
-            throw HourglassException.invalid("status", "status is required: SUCCESS, RETRY or FAIL");
+            throw HourglassException.invalid("status", "status is required: SUCCESS, RETRY, FAIL or RELEASE");
         }
         inputs.retryAfterMs(report.getRetryAfterMs());
-        Job job = get(caller, id);
-        if (job.state() != JobState.RUNNING || job.attempts() != report.getAttempt()) {
-            throw HourglassException.conflict("attempt " + report.getAttempt() + " is not the current attempt of job "
-                    + id + " (" + job.state() + ", attempt " + job.attempts() + ")");
+        Long delayMs = report.getDelayMs();
+        if (delayMs != null && report.getStatus() != CallbackStatus.RELEASE) {
+            throw HourglassException.invalid("delayMs", "delayMs goes with RELEASE (RETRY takes retryAfterMs)");
         }
-        engine.report(job, toOutcome(report.getStatus()), report.getRetryAfterMs(), report.getMessage());
-        return get(caller, id);
+        if (delayMs != null && (delayMs < 0 || delayMs > JobBounds.MAX_RETRY_AFTER_MS)) {
+            throw HourglassException.invalid(
+                    "delayMs",
+                    "delayMs must be in 0.." + JobBounds.MAX_RETRY_AFTER_MS + " (" + JobBounds.MAX_RETRY_AFTER_TEXT
+                            + ")");
+        }
+    }
+
+    /**
+     * The result a checked report makes of the job's current attempt: INVALID_ARGUMENT for a
+     * RELEASE of a job that is not a reservation, CONFLICT when the attempt is not the current one.
+     */
+    private AttemptResult reported(Job job, ResultReport report, long now) {
+        Optional<ServiceDefinition> service = catalog.find(job.app(), job.service());
+        boolean pulled = service.map(s -> s.protocol() == Protocol.PULL).orElse(false);
+        if (report.getStatus() == CallbackStatus.RELEASE && !pulled) {
+            throw HourglassException.invalid("status", "RELEASE is for the reservations of PULL services");
+        }
+        Long delayMs = report.getDelayMs();
+        if (job.state() != JobState.RUNNING || job.attempts() != report.getAttempt()) {
+            throw notCurrent(job.id(), report.getAttempt(), job);
+        }
+        Backoff backoff = service.map(ServiceDefinition::backoff).orElse(Backoff.DEFAULT);
+        return switch (report.getStatus()) {
+            case SUCCESS ->
+                AttemptEndings.reported(job, AttemptOutcome.SUCCESS, null, report.getMessage(), backoff, now);
+            case RETRY ->
+                AttemptEndings.reported(
+                        job, AttemptOutcome.RETRY, report.getRetryAfterMs(), report.getMessage(), backoff, now);
+            case FAIL -> AttemptEndings.reported(job, AttemptOutcome.FAIL, null, report.getMessage(), backoff, now);
+            case RELEASE ->
+                AttemptEndings.released(job, delayMs == null ? 0 : delayMs, report.getMessage(), backoff, now);
+        };
+    }
+
+    private static HourglassException notCurrent(long id, int attempt, Job job) {
+        return HourglassException.conflict("attempt " + attempt + " is not the current attempt of job " + id + " ("
+                + job.state() + ", attempt " + job.attempts() + ")");
     }
 
     /**
@@ -343,14 +473,6 @@ public final class JobManager {
             return null;
         }
         return placement.place(id, true, shards.current());
-    }
-
-    private static AttemptOutcome toOutcome(CallbackStatus status) {
-        return switch (status) {
-            case SUCCESS -> AttemptOutcome.SUCCESS;
-            case RETRY -> AttemptOutcome.RETRY;
-            case FAIL -> AttemptOutcome.FAIL;
-        };
     }
 
     private HourglassException notChangeable(Caller caller, long id, String what) {

@@ -2,6 +2,7 @@ package dev.hourglass.node.manage;
 
 import dev.hourglass.api.ExecutionView;
 import dev.hourglass.api.JobView;
+import dev.hourglass.api.Reservation;
 import dev.hourglass.node.core.job.Execution;
 import dev.hourglass.node.core.job.Job;
 import java.time.Instant;
@@ -12,8 +13,19 @@ public final class JobViews {
     private JobViews() {}
 
     public static JobView of(Job job) {
-        return new JobView()
-                .setId(Long.toString(job.id()))
+        return fill(new JobView(), job);
+    }
+
+    /** A job a pull consumer reserved: the job, its attempt and the reservation's deadline. */
+    public static Reservation reservation(Job job) {
+        Reservation r = fill(new Reservation(), job);
+        r.setAttempt(job.attempts());
+        r.setDeadline(Instant.ofEpochMilli(job.dueAt()));
+        return r;
+    }
+
+    private static <V extends JobView> V fill(V view, Job job) {
+        view.setId(Long.toString(job.id()))
                 .setApp(job.app())
                 .setService(job.service())
                 .setBizKey(job.bizKey())
@@ -29,6 +41,7 @@ public final class JobViews {
                 .setAttributes(new LinkedHashMap<>(job.attributes()))
                 .setLastError(job.lastError())
                 .setShard(job.shard());
+        return view;
     }
 
     public static ExecutionView of(Execution e) {

@@ -116,7 +116,7 @@ public final class DeliveryTargets {
         return switch (service.protocol()) {
             case KAFKA -> topicRefusal(service.app(), service.topic());
             case DUBBO -> dubboGroupRefusal(service.app(), service.dubboGroup(), service.url() != null);
-            case HTTP -> null;
+            case HTTP, PULL -> null;
         };
     }
 

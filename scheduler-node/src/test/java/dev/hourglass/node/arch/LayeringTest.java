@@ -29,6 +29,7 @@ class LayeringTest {
         "dev.hourglass.node.alert..",
         "dev.hourglass.node.retention..",
         "dev.hourglass.node.bulk..",
+        "dev.hourglass.node.pull..",
         "dev.hourglass.node.background.."
     };
 

@@ -13,6 +13,7 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -173,7 +174,7 @@ final class FakeJobStore implements AttemptStore {
     }
 
     @Override
-    public synchronized void record(List<AttemptResult> written, long now) {
+    public synchronized Set<Long> record(List<AttemptResult> written, long now) {
         called("record");
         writes.incrementAndGet();
         if (refuseWrites) {
@@ -184,12 +185,14 @@ final class FakeJobStore implements AttemptStore {
                 throw new PoisonResultException("job " + r.jobId() + " refused", null);
             }
         }
+        Set<Long> ended = new java.util.HashSet<>();
         for (AttemptResult r : written) {
             results.add(r);
             Job j = jobs.get(r.jobId());
             if (r.isSentOnly() || j == null || j.state() != JobState.RUNNING || j.attempts() != r.attempt()) {
                 continue;
             }
+            ended.add(r.jobId());
             if (r.next().isFinal()) {
                 jobs.put(
                         r.jobId(),
@@ -216,6 +219,7 @@ final class FakeJobStore implements AttemptStore {
                                 now));
             }
         }
+        return ended;
     }
 
     @Override

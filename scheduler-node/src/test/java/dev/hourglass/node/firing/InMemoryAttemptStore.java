@@ -10,6 +10,7 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** A fake store for core tests: DELAYED jobs as index entries; counts the loads it serves. */
@@ -27,7 +28,7 @@ final class InMemoryAttemptStore implements AttemptStore {
     }
 
     @Override
-    public void record(List<AttemptResult> results, long now) {
+    public Set<Long> record(List<AttemptResult> results, long now) {
         throw new UnsupportedOperationException();
     }
 

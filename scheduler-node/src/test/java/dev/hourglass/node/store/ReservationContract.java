@@ -10,10 +10,14 @@ import dev.hourglass.node.core.job.Backoff;
 import dev.hourglass.node.core.job.Execution;
 import dev.hourglass.node.core.job.Job;
 import dev.hourglass.node.core.port.ReservationStore;
+import dev.hourglass.node.core.service.AckMode;
+import dev.hourglass.node.core.service.Protocol;
+import dev.hourglass.node.core.service.ServiceDefinition;
 import dev.hourglass.node.store.mybatis.Database;
 import dev.hourglass.node.store.mybatis.MyBatisAttemptStore;
 import dev.hourglass.node.store.mybatis.MyBatisJobRepository;
 import dev.hourglass.node.store.mybatis.MyBatisReservationStore;
+import dev.hourglass.node.store.mybatis.MyBatisServiceRepository;
 import dev.hourglass.node.store.mybatis.SqlFailures;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -45,6 +49,7 @@ public abstract class ReservationContract {
     private MyBatisJobRepository jobs;
     private MyBatisAttemptStore attempts;
     private ReservationStore reservations;
+    private MyBatisServiceRepository services;
     private String app;
 
     protected abstract Database open();
@@ -60,6 +65,7 @@ public abstract class ReservationContract {
         jobs = new MyBatisJobRepository(db.sessions(), new SqlFailures());
         attempts = new MyBatisAttemptStore(db.sessions(), "n1", new SqlFailures());
         reservations = new MyBatisReservationStore(db.sessions(), "n1", new SqlFailures());
+        services = new MyBatisServiceRepository(db.sessions());
         app = "pull" + System.nanoTime() % 1_000_000;
     }
 
@@ -72,7 +78,31 @@ public abstract class ReservationContract {
         return stored(service, fireAt, null);
     }
 
+    /** The service as a PULL service (a reserve takes only those), created once. */
+    private void pullService(String service, int maxInFlight) {
+        if (services.find(app, service).isEmpty()) {
+            services.put(new ServiceDefinition(
+                    app,
+                    service,
+                    Protocol.PULL,
+                    null,
+                    null,
+                    null,
+                    null,
+                    3,
+                    30_000,
+                    Backoff.DEFAULT,
+                    AckMode.CONSUMER,
+                    maxInFlight,
+                    null,
+                    null,
+                    T0,
+                    T0));
+        }
+    }
+
     private Job stored(String service, long fireAt, Long expireAt) {
+        pullService(service, ServiceDefinition.DEFAULT_MAX_IN_FLIGHT);
         Job job = Job.builder()
                 .id(IDS.incrementAndGet() * 1000 + System.nanoTime() % 1000)
                 .app(app)
@@ -104,7 +134,7 @@ public abstract class ReservationContract {
         Job highOlder = stored("high", T0 - 200);
         Job highNotDue = stored("high", T0 + 60_000);
 
-        List<Job> got = reservations.reserve(app, List.of("high", "low"), 3, 5_000, "n1", T0);
+        List<Job> got = reservations.reserve(app, List.of("high", "low"), 3, 5_000L, "n1", T0);
 
         assertThat(ids(got))
                 .as("the first service's ready jobs oldest first, then the next service's")
@@ -121,7 +151,7 @@ public abstract class ReservationContract {
         assertThat(jobs.find(highNotDue.id()).orElseThrow().state())
                 .as("never before its fire time")
                 .isEqualTo(JobState.DELAYED);
-        assertThat(reservations.reserve(app, List.of("high", "low"), 10, 5_000, "n1", T0))
+        assertThat(reservations.reserve(app, List.of("high", "low"), 10, 5_000L, "n1", T0))
                 .as("a reserved job is not reserved again")
                 .isEmpty();
     }
@@ -130,7 +160,7 @@ public abstract class ReservationContract {
     void aJobPastItsExpiryIsExpiredNotReserved() {
         Job expired = stored("exp", T0 - 1_000, T0 - 1);
         Job fine = stored("exp", T0 - 500);
-        assertThat(ids(reservations.reserve(app, List.of("exp"), 10, 5_000, "n1", T0)))
+        assertThat(ids(reservations.reserve(app, List.of("exp"), 10, 5_000L, "n1", T0)))
                 .containsExactly(fine.id());
         assertThat(jobs.find(expired.id()).orElseThrow().state()).isEqualTo(JobState.EXPIRED);
     }
@@ -139,7 +169,7 @@ public abstract class ReservationContract {
     void aTouchMovesOnlyTheCurrentAttemptsDeadlineAndNeverPastTheReservationsLife() {
         Job j = stored("touch", T0 - 10);
         Job reserved =
-                reservations.reserve(app, List.of("touch"), 1, 5_000, "n1", T0).get(0);
+                reservations.reserve(app, List.of("touch"), 1, 5_000L, "n1", T0).get(0);
         assertThat(reservations.touch(j.id(), 1, 20_000, 12 * HOUR, T0 + 1_000)).contains(T0 + 21_000);
         assertThat(jobs.find(j.id()).orElseThrow().dueAt()).isEqualTo(T0 + 21_000);
         assertThat(reservations.touch(j.id(), 1, HOUR, 12 * HOUR, T0 + 12 * HOUR - 1_000))
@@ -156,12 +186,12 @@ public abstract class ReservationContract {
     void aLapsedReservationTimesOutAndIsReservedAgainAsTheNextAttemptWhileAStaleResultChangesNothing() {
         Job j = stored("ttr", T0 - 10);
         Job first =
-                reservations.reserve(app, List.of("ttr"), 1, 1_000, "n1", T0).get(0);
+                reservations.reserve(app, List.of("ttr"), 1, 1_000L, "n1", T0).get(0);
         // the timeout sweep's result once the TTR passed: due again after the backoff
         attempts.record(List.of(AttemptEndings.timedOut(first, Backoff.DEFAULT, T0 + 1_001)), T0 + 1_001);
         Job again = jobs.find(j.id()).orElseThrow();
         assertThat(again.state()).isEqualTo(JobState.DELAYED);
-        List<Job> second = reservations.reserve(app, List.of("ttr"), 1, 1_000, "n2", again.dueAt());
+        List<Job> second = reservations.reserve(app, List.of("ttr"), 1, 1_000L, "n2", again.dueAt());
         assertThat(second).extracting(Job::attempts).containsExactly(2);
         // the first consumer answers late: its attempt is not current any more
         attempts.record(
@@ -187,7 +217,7 @@ public abstract class ReservationContract {
         Job b = stored("q", T0 - 200);
         stored("q", T0 - 100);
         stored("q", T0 + 10_000);
-        reservations.reserve(app, List.of("q"), 1, 5_000, "n1", T0); // takes a
+        reservations.reserve(app, List.of("q"), 1, 5_000L, "n1", T0); // takes a
         ReservationStore.QueueView q = reservations.queue(app, "q", 1, T0);
         assertThat(q.ready()).isEqualTo(2);
         assertThat(q.reserved()).isEqualTo(1);
@@ -201,6 +231,85 @@ public abstract class ReservationContract {
         ReservationStore.QueueView empty = reservations.queue(app, "none", 5, T0);
         assertThat(empty.ready() + empty.reserved() + empty.delayed()).isZero();
         assertThat(empty.oldestReadyDueAt()).isNull();
+    }
+
+    @Test
+    void openReservationsStayWithinTheServicesMaxInFlightUntilOneIsAnswered() {
+        pullService("bounded", 2);
+        Job a = stored("bounded", T0 - 300);
+        stored("bounded", T0 - 200);
+        stored("bounded", T0 - 100);
+        assertThat(reservations.reserve(app, List.of("bounded"), 10, 5_000L, "n1", T0))
+                .as("maxInFlight 2")
+                .hasSize(2);
+        assertThat(reservations.reserve(app, List.of("bounded"), 10, 5_000L, "n1", T0))
+                .as("two open: none more")
+                .isEmpty();
+        Job held = jobs.find(a.id()).orElseThrow();
+        attempts.record(
+                List.of(AttemptEndings.reported(held, AttemptOutcome.SUCCESS, null, null, Backoff.DEFAULT, T0 + 1)),
+                T0 + 1);
+        assertThat(reservations.reserve(app, List.of("bounded"), 10, 5_000L, "n1", T0 + 2))
+                .as("one answered: room for one")
+                .hasSize(1);
+    }
+
+    @Test
+    void onlyAPullServiceIsReservedAndWithoutATtrAJobGetsItsTimeoutWithinTheBounds() {
+        services.put(new ServiceDefinition(
+                app,
+                "pushed",
+                Protocol.HTTP,
+                null,
+                "http://127.0.0.1:1/x",
+                null,
+                null,
+                3,
+                30_000,
+                Backoff.DEFAULT,
+                AckMode.AUTO,
+                10,
+                null,
+                null,
+                T0,
+                T0));
+        Job job = Job.builder()
+                .id(IDS.incrementAndGet() * 1000)
+                .app(app)
+                .service("pushed")
+                .shard(1)
+                .state(JobState.DELAYED)
+                .fireAt(T0 - 10)
+                .dueAt(T0 - 10)
+                .maxAttempts(3)
+                .timeoutMs(30_000)
+                .payload("{}")
+                .attributes(Map.of())
+                .createdAt(T0)
+                .updatedAt(T0)
+                .build();
+        jobs.insert(job);
+        assertThat(reservations.reserve(app, List.of("pushed"), 10, 5_000L, "n1", T0))
+                .as("an HTTP service's jobs are the engine's")
+                .isEmpty();
+        assertThat(jobs.find(job.id()).orElseThrow().state()).isEqualTo(JobState.DELAYED);
+
+        stored("ttrless", T0 - 10); // timeoutMs 30 s
+        assertThat(reservations.reserve(app, List.of("ttrless"), 1, null, "n1", T0))
+                .extracting(Job::dueAt)
+                .containsExactly(T0 + 30_000);
+    }
+
+    @Test
+    void theNextDueTimeOfEachServiceIsReadInOneGo() {
+        stored("soon", T0 + 5_000);
+        stored("soon", T0 + 3_000);
+        stored("later", T0 + 9_000);
+        Map<String, Long> next = reservations.nextDue(
+                List.of(Job.serviceKey(app, "soon"), Job.serviceKey(app, "later"), Job.serviceKey(app, "empty")));
+        assertThat(next)
+                .containsExactlyInAnyOrderEntriesOf(
+                        Map.of(Job.serviceKey(app, "soon"), T0 + 3_000, Job.serviceKey(app, "later"), T0 + 9_000));
     }
 
     @Test
@@ -225,6 +334,7 @@ public abstract class ReservationContract {
                     .updatedAt(T0)
                     .build());
         }
+        pullService("race", 100_000);
         jobs.insertAll(batch);
         ReservationStore other = new MyBatisReservationStore(db.sessions(), "n2", new SqlFailures());
         ExecutorService consumers = Executors.newFixedThreadPool(8);
@@ -237,7 +347,7 @@ public abstract class ReservationContract {
                         () -> {
                             List<Long> mine = new ArrayList<>();
                             for (int empty = 0; empty < 3; ) {
-                                List<Job> r = through.reserve(app, List.of("race"), 50, 60_000, node, T0);
+                                List<Job> r = through.reserve(app, List.of("race"), 50, 60_000L, node, T0);
                                 if (r.isEmpty()) {
                                     empty++;
                                 }

@@ -29,8 +29,22 @@ public final class NodeFixture implements AutoCloseable {
 
     /** A fixture whose node configuration {@code tuning} adjusts before the node starts. */
     public NodeFixture(java.util.function.Consumer<NodeConfig> tuning) throws IOException {
+        this(EmbeddedMariaDb.newDatabase(), tuning);
+    }
+
+    /** A standalone node: embedded H2 and ZooKeeper in its data directory, as a new user runs it. */
+    public static NodeFixture standalone() throws IOException {
+        return standalone(c -> {});
+    }
+
+    /** A standalone node whose configuration {@code tuning} adjusts before it starts. */
+    public static NodeFixture standalone(java.util.function.Consumer<NodeConfig> tuning) throws IOException {
+        return new NodeFixture(null, tuning);
+    }
+
+    private NodeFixture(String jdbcUrl, java.util.function.Consumer<NodeConfig> tuning) throws IOException {
         this.tuning = tuning;
-        this.jdbcUrl = EmbeddedMariaDb.newDatabase();
+        this.jdbcUrl = jdbcUrl;
         this.receiver = new CallbackReceiver();
         startNode();
         ApiClient.Answer created = admin.post("/api/v1/apps", "{\"name\":\"shop\"}");

@@ -9,17 +9,25 @@ import dev.hourglass.api.HourglassException;
 import dev.hourglass.api.JobChange;
 import dev.hourglass.api.JobSubmission;
 import dev.hourglass.api.JobView;
+import dev.hourglass.api.Reservation;
+import dev.hourglass.api.ReserveRequest;
+import dev.hourglass.api.ResultAnswer;
 import dev.hourglass.api.ResultReport;
 import dev.hourglass.node.api.FrontDoorRules;
+import dev.hourglass.node.core.job.Job;
 import dev.hourglass.node.manage.JobManager;
 import dev.hourglass.node.manage.JobViews;
+import dev.hourglass.node.pull.PullConsumers;
 import dev.hourglass.node.tenant.Caller;
 import dev.hourglass.node.tenant.RateLimitedException;
 import dev.hourglass.node.tenant.Tenants;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
+import org.apache.dubbo.rpc.AsyncContext;
 import org.apache.dubbo.rpc.RpcContext;
 
 /**
@@ -36,11 +44,13 @@ public final class DubboJobService implements DelayJobService {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final JobManager jobs;
+    private final PullConsumers pull;
     private final Tenants tenants;
     private final FrontDoorRules rules;
 
-    public DubboJobService(JobManager jobs, Tenants tenants, FrontDoorRules rules) {
+    public DubboJobService(JobManager jobs, PullConsumers pull, Tenants tenants, FrontDoorRules rules) {
         this.jobs = jobs;
+        this.pull = pull;
         this.tenants = tenants;
         this.rules = rules;
     }
@@ -141,6 +151,75 @@ public final class DubboJobService implements DelayJobService {
             }
             return JobViews.of(jobs.reportResult(caller, id, report));
         });
+    }
+
+    /**
+     * Answers at once when something is ready or no wait is asked; else the call is answered later
+     * through Dubbo's AsyncContext, so a waiting consumer holds no thread of Dubbo's pool. (Its
+     * client's timeout must exceed {@code waitMs}.)
+     */
+    @Override
+    public List<Reservation> reserve(ReserveRequest request) {
+        return call("reserve", () -> {
+            String app = actingApp(caller());
+            CompletableFuture<List<Job>> reserved = pull.reserve(app, request);
+            if (reserved.isDone()) {
+                return reservations(reserved.join());
+            }
+            AsyncContext later = RpcContext.startAsync();
+            reserved.whenComplete((got, failure) -> {
+                later.signalContextSwitch();
+                later.write(
+                        failure == null
+                                ? reservations(got)
+                                : FrontDoorRules.toClient(unwrapped(failure), "Dubbo reserve"));
+            });
+            return null; // the answer is the AsyncContext's
+        });
+    }
+
+    private static RuntimeException unwrapped(Throwable failure) {
+        Throwable cause =
+                failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        return cause instanceof RuntimeException r ? r : new IllegalStateException(cause);
+    }
+
+    private static List<Reservation> reservations(List<Job> reserved) {
+        List<Reservation> views = new ArrayList<>(reserved.size());
+        reserved.forEach(j -> views.add(JobViews.reservation(j)));
+        return views;
+    }
+
+    @Override
+    public List<ResultAnswer> reportResults(List<ResultReport> results) {
+        return call("reportResults", () -> {
+            Caller caller = caller();
+            if (results == null) {
+                throw HourglassException.invalid("results", "results must be a list");
+            }
+            List<ResultAnswer> answers = new ArrayList<>(results.size());
+            List<ResultReport> given = new ArrayList<>(results.size());
+            for (ResultReport r : results) {
+                given.add(r == null ? new ResultReport() : r); // a null item: no status, refused alone
+            }
+            for (JobManager.ResultOutcome o : jobs.reportResults(caller, given)) {
+                ResultAnswer a = new ResultAnswer().setJobId(o.jobId()).setAttempt(o.attempt());
+                if (o.error() == null) {
+                    a.setState(o.state());
+                } else {
+                    a.setErrorCode(o.error().code())
+                            .setErrorMessage(o.error().getMessage())
+                            .setErrorField(o.error().field());
+                }
+                answers.add(a);
+            }
+            return answers;
+        });
+    }
+
+    @Override
+    public Reservation touch(String jobId, int attempt, long ttrMs) {
+        return call("touch", () -> JobViews.reservation(pull.touch(caller().scope(), id(jobId), attempt, ttrMs)));
     }
 
     // ---- the caller ------------------------------------------------------------------------------

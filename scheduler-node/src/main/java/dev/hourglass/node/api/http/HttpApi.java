@@ -7,6 +7,10 @@ import dev.hourglass.node.tenant.RateLimitedException;
 import io.javalin.Javalin;
 import io.javalin.http.HttpResponseException;
 import java.util.List;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
 
 /**
  * The HTTP front door (docs/api.md) on Javalin, serving the route groups it is given. Errors are
@@ -27,6 +31,12 @@ public final class HttpApi implements AutoCloseable {
      */
     public record Listener(String host, int port, long maxRequestBytes, TlsKeyStore tls) {}
 
+    /** A connection with nothing to read or write is closed after this: longer than the longest long poll. */
+    static final long IDLE_TIMEOUT_MS = 60_000;
+
+    /** Connections the system queues for the server to accept (the kernel caps it at somaxconn). */
+    static final int ACCEPT_QUEUE = 1_024;
+
     /** Serves {@code routes}; every failure is answered by {@link FrontDoorRules#toClient}. */
     public HttpApi(Listener listener, List<RouteGroup> routes) {
         this.https = listener.tls() != null;
@@ -35,10 +45,18 @@ public final class HttpApi implements AutoCloseable {
             cfg.startup.showOldJavalinVersionWarning = false;
             cfg.jetty.host = listener.host();
             cfg.jetty.port = listener.port();
-            if (https) { // Javalin then adds no plain connector of its own
-                cfg.jetty.addConnector(
-                        (server, http) -> listener.tls().connector(server, http, listener.host(), listener.port()));
-            }
+            // our own connector (Javalin then adds none): Jetty's default idle timeout, 30 s, is
+            // the longest wait a pull consumer may ask for (waitMs), and would cut it at its end
+            cfg.jetty.addConnector((server, http) -> {
+                ServerConnector connector = https
+                        ? listener.tls().connector(server, http, listener.host(), listener.port())
+                        : plainConnector(server, http, listener.host(), listener.port());
+                connector.setIdleTimeout(IDLE_TIMEOUT_MS);
+                // Java's default backlog is 50: a crowd of consumers connecting at once (1,000 long
+                // polls) overflowed it and some connections failed
+                connector.setAcceptQueueSize(ACCEPT_QUEUE);
+                return connector;
+            });
             cfg.http.maxRequestSize = listener.maxRequestBytes();
             cfg.http.defaultContentType = "application/json";
             routes.forEach(group -> group.register(cfg.routes));
@@ -54,6 +72,13 @@ public final class HttpApi implements AutoCloseable {
                 Respond.json(ctx, e.code().httpStatus(), Json.error(e.code().name(), e.getMessage(), e.field()));
             });
         });
+    }
+
+    private static ServerConnector plainConnector(Server server, HttpConfiguration http, String host, int port) {
+        ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
+        connector.setHost(host);
+        connector.setPort(port);
+        return connector;
     }
 
     private static ErrorCode codeOf(int status) {

@@ -40,7 +40,7 @@ public final class JobRoutes implements RouteGroup {
             "app");
     private static final Set<String> PATCH_FIELDS = Set.of("fireAt", "delayMs", "payload", "attributes");
     private static final Set<String> RETRY_FIELDS = Set.of("fireAt", "delayMs");
-    private static final Set<String> RESULT_FIELDS = Set.of("attempt", "status", "message", "retryAfterMs");
+    static final Set<String> RESULT_FIELDS = Set.of("attempt", "status", "message", "retryAfterMs", "delayMs");
 
     private final JobManager jobs;
     private final Callers callers;
@@ -187,6 +187,11 @@ public final class JobRoutes implements RouteGroup {
     private void result(Context ctx) {
         Caller caller = callers.of(ctx);
         JsonFields f = JsonFields.of(Json.parse(ctx.body()), RESULT_FIELDS);
+        Respond.ok(ctx, Json.job(jobs.reportResult(caller, id(ctx), resultReport(f))));
+    }
+
+    /** A result as the body of {@code /jobs/{id}/result} or an item of {@code /results} states it. */
+    static ResultReport resultReport(JsonFields f) {
         Integer attempt = f.int32("attempt");
         if (attempt == null) {
             throw HourglassException.invalid("attempt", "attempt is required");
@@ -196,13 +201,13 @@ public final class JobRoutes implements RouteGroup {
         try {
             s = status == null ? null : CallbackStatus.valueOf(status);
         } catch (IllegalArgumentException e) {
-            throw HourglassException.invalid("status", "status must be SUCCESS, RETRY or FAIL");
+            throw HourglassException.invalid("status", "status must be SUCCESS, RETRY, FAIL or RELEASE");
         }
-        ResultReport report = new ResultReport()
+        return new ResultReport()
                 .setAttempt(attempt)
                 .setStatus(s)
                 .setMessage(f.string("message"))
-                .setRetryAfterMs(f.integer("retryAfterMs"));
-        Respond.ok(ctx, Json.job(jobs.reportResult(caller, id(ctx), report)));
+                .setRetryAfterMs(f.integer("retryAfterMs"))
+                .setDelayMs(f.integer("delayMs"));
     }
 }

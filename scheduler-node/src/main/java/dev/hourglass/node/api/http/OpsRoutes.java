@@ -10,6 +10,7 @@ import dev.hourglass.node.core.port.Coordination;
 import dev.hourglass.node.core.port.JobReads;
 import dev.hourglass.node.metrics.FiringHistory;
 import dev.hourglass.node.metrics.FiringMetrics;
+import dev.hourglass.node.pull.PullConsumers;
 import dev.hourglass.node.tenant.Caller;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
@@ -17,6 +18,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -30,13 +32,20 @@ public final class OpsRoutes implements RouteGroup {
     private final PrometheusMeterRegistry prometheus;
     private final Callers callers;
 
+    private final PullConsumers pull;
+    private final Clock clock;
+
     public OpsRoutes(
             NodeStatus node,
             JobReads jobs,
             FiringMetrics metrics,
             FiringHistory history,
             PrometheusMeterRegistry prometheus,
-            Callers callers) {
+            Callers callers,
+            PullConsumers pull,
+            Clock clock) {
+        this.pull = pull;
+        this.clock = clock;
         this.node = node;
         this.jobs = jobs;
         this.metrics = metrics;
@@ -109,6 +118,12 @@ public final class OpsRoutes implements RouteGroup {
         out.put("firedSinceStart", metrics.firedCount());
         out.set("attemptsSinceStartByOutcome", Json.map(metrics.outcomeCounts()));
         out.set("latenessMs", Json.map(metrics.latenessSummary()));
+        ObjectNode pulled = out.putObject("pull"); // per PULL service: its consumers' backlog
+        long now = clock.millis();
+        pull.backlogs(app).forEach((key, b) -> pulled.putObject(key)
+                .put("ready", b.ready())
+                .put("reserved", b.reserved())
+                .put("oldestReadyAgeMs", b.oldestReadyDueAt() == null ? 0 : Math.max(0, now - b.oldestReadyDueAt())));
         Respond.ok(ctx, out);
     }
 

@@ -35,6 +35,19 @@ public final class AttemptEndings {
                 .forClaimRead(job.version());
     }
 
+    /** A pull consumer's reservation passed its deadline without a result. */
+    public static AttemptResult reservationLapsed(Job job, Backoff backoff, long now) {
+        NextStep next = RetryPolicy.next(job.id(), job.budget(), AttemptOutcome.TIMEOUT, null, backoff, now);
+        return result(job, AttemptOutcome.TIMEOUT, "no result by the reservation's deadline", null, now, next)
+                .forClaimRead(job.version());
+    }
+
+    /** A pull consumer gave its reservation back unused (RELEASE). */
+    public static AttemptResult released(Job job, long delayMs, String message, Backoff backoff, long now) {
+        NextStep next = RetryPolicy.afterRelease(job.id(), job.budget(), delayMs, backoff, now);
+        return result(job, AttemptOutcome.RELEASED, message, null, now, next);
+    }
+
     /** Its owner node left the cluster (or restarted) before the attempt had a result. */
     public static AttemptResult ownerLost(Job job, long now) {
         NextStep next = RetryPolicy.nextAfterOwnerLost(job.budget(), now, job.fireAt());

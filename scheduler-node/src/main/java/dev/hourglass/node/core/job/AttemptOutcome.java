@@ -14,5 +14,10 @@ public enum AttemptOutcome {
     /** No answer within the job's timeout. */
     TIMEOUT,
     /** Connection or broker error. */
-    ERROR
+    ERROR,
+    /**
+     * A pull consumer gave its reservation back without working on it (RELEASE): the attempt does
+     * not count against the job's budget.
+     */
+    RELEASED
 }

@@ -40,6 +40,19 @@ public final class RetryPolicy {
         }
     }
 
+    /**
+     * After a pull consumer's RELEASE: due again after {@code delayMs}, the attempt not counted
+     * (lmstfy's {@code freeze_tries}) — unless the job is at the bound of attempts a job can have,
+     * where it counts like a RETRY (a consumer releasing a job forever would otherwise keep it
+     * forever).
+     */
+    public static NextStep afterRelease(long jobId, AttemptBudget budget, long delayMs, Backoff backoff, long now) {
+        if (budget.maxAttempts() >= JobBounds.MAX_ATTEMPTS) {
+            return next(jobId, budget, AttemptOutcome.RETRY, delayMs, backoff, now);
+        }
+        return NextStep.retryUncounted(Times.plus(now, delayMs));
+    }
+
     /** After an ERROR that never reached the receiver. */
     public static NextStep nextAfterUndelivered(long jobId, AttemptBudget budget, Backoff backoff, long now) {
         if (budget.maxAttempts() >= JobBounds.MAX_ATTEMPTS) {

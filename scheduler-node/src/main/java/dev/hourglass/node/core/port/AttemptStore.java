@@ -26,8 +26,10 @@ public interface AttemptStore {
     /**
      * Applies the results of finished attempts (and sent marks), batched in one transaction. A
      * failure writes nothing; {@link PoisonResultException} says the data, not the database, failed.
+     * Returns the jobs whose attempt a result ended: one missing was for an attempt that is not
+     * current (any more), and changed nothing.
      */
-    void record(List<AttemptResult> results, long now);
+    Set<Long> record(List<AttemptResult> results, long now);
 
     /**
      * Ends a result that cannot be written ({@link PoisonResultException}): the attempt's log row

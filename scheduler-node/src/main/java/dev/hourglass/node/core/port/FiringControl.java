@@ -1,7 +1,9 @@
 package dev.hourglass.node.core.port;
 
-import dev.hourglass.node.core.job.AttemptOutcome;
+import dev.hourglass.node.core.job.AttemptResult;
 import dev.hourglass.node.core.job.Job;
+import java.util.List;
+import java.util.Set;
 
 /**
  * What the job operations (submit, reschedule, cancel, report) tell this node's firing engine, so a
@@ -19,8 +21,9 @@ public interface FiringControl {
     boolean isWithinLoadedWindow(long dueAt);
 
     /**
-     * The consumer's result for the job's current attempt, written now; a result for an attempt
-     * that is no longer current changes nothing.
+     * Consumers' results for their jobs' current attempts, written now in one transaction; a result
+     * for an attempt that is no longer current changes nothing. Returns the jobs whose attempt a
+     * result ended.
      */
-    void report(Job job, AttemptOutcome outcome, Long retryAfterMs, String message);
+    Set<Long> recordReported(List<AttemptResult> results);
 }

@@ -4,7 +4,9 @@ import dev.hourglass.node.core.job.Execution;
 import dev.hourglass.node.core.job.Job;
 import dev.hourglass.node.core.job.JobPage;
 import dev.hourglass.node.core.job.JobQuery;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** Storage port for reading jobs, live and final alike. Reads change nothing. */
@@ -13,6 +15,9 @@ public interface JobReads {
     Optional<Job> find(long id);
 
     Optional<Job> findByBizKey(String app, String bizKey);
+
+    /** The live ones of these jobs (not final), in one read; a job not found is absent. */
+    Map<Long, Job> findLive(Collection<Long> ids);
 
     JobPage search(JobQuery query);
 

@@ -1,7 +1,9 @@
 package dev.hourglass.node.core.port;
 
 import dev.hourglass.node.core.job.Job;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -15,11 +17,20 @@ public interface ReservationStore {
 
     /**
      * Reserves up to {@code max} ready jobs (DELAYED, due at or before {@code now}, not expired) of
-     * the app's {@code services}, taking each service's oldest first and the services in the order
-     * given. Each reserved job is RUNNING with its new attempt until {@code now + ttrMs}. A job found
-     * past its expiry on the way ends EXPIRED instead.
+     * the app's PULL {@code services}, taking each service's oldest first and the services in the
+     * order given, never more than leaves a service's open reservations within its
+     * {@code maxInFlight}, cluster-wide. Each reserved job is RUNNING with its new attempt until
+     * {@code now + ttrMs} (null: its timeout, within the TTR's bounds). A job found past its expiry
+     * on the way ends EXPIRED instead. A service that is not PULL (or gone) gives nothing.
      */
-    List<Job> reserve(String app, List<String> services, int max, long ttrMs, String node, long now);
+    List<Job> reserve(String app, List<String> services, int max, Long ttrMs, String node, long now);
+
+    /**
+     * The earliest due time of a DELAYED job of each of these services (keys {@code app/service});
+     * a service without one is absent. One read for all: what a node's watcher of waiting consumers
+     * asks, whatever the number of waiters.
+     */
+    Map<String, Long> nextDue(Collection<String> serviceKeys);
 
     /**
      * Moves the deadline of the job's reservation to {@code now + ttrMs}, but never past its
@@ -27,6 +38,15 @@ public interface ReservationStore {
      * RUNNING attempt (nothing changed); else the new deadline.
      */
     Optional<Long> touch(long jobId, int attempt, long ttrMs, long maxLifeMs, long now);
+
+    /**
+     * Per service (keys {@code app/service}): its ready jobs, its open reservations and the due time
+     * of its oldest ready job, in one read; a service with neither is absent.
+     */
+    Map<String, Backlog> backlogs(Collection<String> serviceKeys, long now);
+
+    /** @param oldestReadyDueAt null when none is ready */
+    record Backlog(long ready, long reserved, Long oldestReadyDueAt) {}
 
     /** The service's queue now, and its next {@code peek} ready jobs (oldest first) unreserved. */
     QueueView queue(String app, String service, int peek, long now);

@@ -1,7 +1,9 @@
 package dev.hourglass.node.core.port;
 
+import dev.hourglass.node.core.service.Protocol;
 import dev.hourglass.node.core.service.ServiceDefinition;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The services as the firing path reads them: from memory, so a send never waits for the
@@ -15,6 +17,17 @@ public interface ServiceLookup {
     default Optional<ServiceDefinition> findByKey(String serviceKey) {
         int slash = serviceKey.indexOf('/');
         return find(serviceKey.substring(0, slash), serviceKey.substring(slash + 1));
+    }
+
+    /**
+     * Keys of the PULL services known here: their jobs are their consumers' to reserve, never the
+     * engine's to load or send.
+     */
+    Set<String> pulledServiceKeys();
+
+    /** Whether the service is PULL (one not known here yet is read once). */
+    default boolean isPulled(String serviceKey) {
+        return findByKey(serviceKey).map(s -> s.protocol() == Protocol.PULL).orElse(false);
     }
 
     /** Reads every service again; on a failure keeps the last known set. */

@@ -4,5 +4,7 @@ package dev.hourglass.node.core.service;
 public enum Protocol {
     HTTP,
     KAFKA,
-    DUBBO
+    DUBBO,
+    /** Reserved by pull consumers (docs/api.md, "Pull consumers"); the engine never sends these. */
+    PULL
 }

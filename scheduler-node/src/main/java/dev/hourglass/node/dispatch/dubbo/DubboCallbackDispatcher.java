@@ -174,6 +174,8 @@ public final class DubboCallbackDispatcher implements Dispatcher {
             case SUCCESS -> DeliveryResult.success(result.getMessage());
             case RETRY -> DeliveryResult.retry(result.getRetryAfterMs(), result.getMessage());
             case FAIL -> new DeliveryResult(AttemptOutcome.FAIL, null, result.getMessage());
+            // a pushed attempt was used by being called: giving it back is a retry
+            case RELEASE -> DeliveryResult.retry(result.getRetryAfterMs(), result.getMessage());
         };
     }
 

@@ -199,7 +199,8 @@ public final class HttpCallbackDispatcher implements Dispatcher {
         }
         String message = node.path("message").isTextual() ? node.get("message").asText() : null;
         return switch (node.get("status").asText()) {
-            case "RETRY" -> DeliveryResult.retry(bodyRetryAfterMs(node.get("retryAfterMs")), message);
+            // RELEASE is a pull consumer's: a pushed attempt, used by being called, is retried
+            case "RETRY", "RELEASE" -> DeliveryResult.retry(bodyRetryAfterMs(node.get("retryAfterMs")), message);
             case "FAIL" -> new DeliveryResult(AttemptOutcome.FAIL, null, message);
             default -> DeliveryResult.success(message);
         };

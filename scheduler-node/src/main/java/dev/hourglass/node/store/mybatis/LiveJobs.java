@@ -42,6 +42,12 @@ final class LiveJobs {
         }
     }
 
+    /** Whether attempt {@code attempt} of the job is RUNNING, as locked and changed so far. */
+    boolean isRunning(long jobId, int attempt) {
+        LockedJobRow r = byId.get(jobId);
+        return r != null && r.attempts == attempt && "RUNNING".equals(r.state);
+    }
+
     /**
      * Whether a result applies to the job as locked: always, unless it was decided from a read of
      * the job ({@code readVersion}) and the job changed since.

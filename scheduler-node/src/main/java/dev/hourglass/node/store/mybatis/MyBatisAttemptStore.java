@@ -83,17 +83,14 @@ public final class MyBatisAttemptStore implements AttemptStore {
     }
 
     @Override
-    public void record(List<AttemptResult> results, long now) {
+    public Set<Long> record(List<AttemptResult> results, long now) {
         if (results.isEmpty()) {
-            return;
+            return Set.of();
         }
         List<AttemptResult> ordered = new ArrayList<>(results);
         ordered.sort(Comparator.comparingLong(AttemptResult::jobId));
         try {
-            failures.retryingDeadlocks(() -> {
-                recordOnce(ordered, now);
-                return null;
-            });
+            return failures.retryingDeadlocks(() -> recordOnce(ordered, now));
         } catch (RuntimeException e) {
             if (SqlFailures.isCausedByData(e)) {
                 throw new PoisonResultException("results refused by the database: " + e.getMessage(), e);
@@ -102,7 +99,7 @@ public final class MyBatisAttemptStore implements AttemptStore {
         }
     }
 
-    private void recordOnce(List<AttemptResult> all, long now) {
+    private Set<Long> recordOnce(List<AttemptResult> all, long now) {
         try (SqlSession s = sessions.openSession(ExecutorType.BATCH, false)) {
             JobMapper m = s.getMapper(JobMapper.class);
             // the jobs as the conditional updates below will find them: they are locked here, in id
@@ -114,6 +111,12 @@ public final class MyBatisAttemptStore implements AttemptStore {
                             .map(AttemptResult::jobId)
                             .toList());
             List<AttemptResult> results = applicable(all, live);
+            Set<Long> ending = new HashSet<>();
+            for (AttemptResult r : results) {
+                if (!r.isSentOnly() && live.isRunning(r.jobId(), r.attempt())) {
+                    ending.add(r.jobId());
+                }
+            }
             for (AttemptResult r : results) {
                 if (r.isSentOnly()) {
                     m.markSent(r.jobId(), r.attempt(), r.firedAt());
@@ -156,6 +159,7 @@ public final class MyBatisAttemptStore implements AttemptStore {
             live.counts().writeTo(m);
             s.flushStatements();
             s.commit();
+            return ending;
         }
     }
 

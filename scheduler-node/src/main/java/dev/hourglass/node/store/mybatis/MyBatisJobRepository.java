@@ -13,6 +13,7 @@ import dev.hourglass.node.core.port.StoreOutcomeUnknownException;
 import dev.hourglass.node.core.port.StoreUnavailableException;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -243,6 +244,20 @@ public final class MyBatisJobRepository implements JobReads, JobWrites {
 
     private static String keyOf(String app, String bizKey) {
         return app + '\n' + bizKey;
+    }
+
+    @Override
+    public Map<Long, Job> findLive(Collection<Long> ids) {
+        Map<Long, Job> found = new HashMap<>();
+        if (ids.isEmpty()) {
+            return found;
+        }
+        try (SqlSession s = sessions.openSession(true)) {
+            s.getMapper(JobMapper.class)
+                    .findLiveByIds(IdList.of(ids.stream().sorted().toList()))
+                    .forEach(r -> found.put(r.id, JobRows.toJob(r)));
+        }
+        return found;
     }
 
     @Override

@@ -5,6 +5,14 @@ import org.apache.ibatis.annotations.Param;
 
 /** Statements of {@link MyBatisReservationStore}; SQL in ReservationMapper.xml. */
 public interface ReservationMapper {
+    Integer lockService(@Param("app") String app, @Param("service") String service);
+
+    long openReservations(@Param("app") String app, @Param("service") String service);
+
+    List<NextDueRow> nextDue(@Param("services") List<ServiceName> services);
+
+    List<BacklogRow> backlogs(@Param("services") List<ServiceName> services, @Param("now") long now);
+
     List<Long> readyIds(
             @Param("app") String app,
             @Param("service") String service,
@@ -16,9 +24,11 @@ public interface ReservationMapper {
             @Param("node") String node,
             @Param("token") String token,
             @Param("now") long now,
-            @Param("ttrMs") long ttrMs);
+            @Param("ttrMs") Long ttrMs,
+            @Param("minTtrMs") long minTtrMs,
+            @Param("maxTtrMs") long maxTtrMs);
 
-    int openReservations(
+    int openLogRows(
             @Param("ids") IdList ids, @Param("token") String token, @Param("node") String node, @Param("now") long now);
 
     int touch(

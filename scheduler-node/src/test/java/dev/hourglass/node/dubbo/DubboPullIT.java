@@ -1,0 +1,165 @@
+package dev.hourglass.node.dubbo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.hourglass.api.CallbackStatus;
+import dev.hourglass.api.DelayJobService;
+import dev.hourglass.api.ErrorCode;
+import dev.hourglass.api.HourglassException;
+import dev.hourglass.api.JobState;
+import dev.hourglass.api.Reservation;
+import dev.hourglass.api.ReserveRequest;
+import dev.hourglass.api.ResultAnswer;
+import dev.hourglass.api.ResultReport;
+import dev.hourglass.sdk.dubbo.HourglassDubboClient;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.dubbo.common.logger.LoggerFactory;
+import org.apache.dubbo.config.ApplicationConfig;
+import org.apache.dubbo.config.ReferenceConfig;
+import org.apache.dubbo.config.bootstrap.DubboBootstrap;
+import org.apache.dubbo.rpc.RpcContext;
+import org.apache.dubbo.rpc.model.ApplicationModel;
+import org.apache.dubbo.rpc.model.FrameworkModel;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Pull consumers over Dubbo, as a plain Dubbo client calls {@code DelayJobService}: reserve (at
+ * once and as a long poll answered later, through Dubbo's AsyncContext), the batch of results,
+ * touch, and bad input refused with its field. Same semantics as HTTP (docs/api.md, "Pull
+ * consumers").
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class DubboPullIT {
+    DubboNode hg;
+    DubboBootstrap client;
+    DelayJobService dubbo;
+    String service = "order-close";
+
+    @BeforeAll
+    void start() throws Exception {
+        hg = new DubboNode();
+        assertThat(hg.app
+                        .put("/api/v1/services/" + service, "{\"protocol\":\"PULL\"}")
+                        .status())
+                .isEqualTo(200);
+        FrameworkModel framework = new FrameworkModel();
+        LoggerFactory.setLoggerAdapter(framework, "slf4j");
+        client = DubboBootstrap.newInstance(framework);
+        ApplicationModel model = client.getApplicationModel();
+        ApplicationConfig application = new ApplicationConfig(model, "pull-client");
+        application.setQosEnable(false);
+        application.setMetadataType("local");
+        ReferenceConfig<DelayJobService> reference = new ReferenceConfig<>(model.getDefaultModule());
+        reference.setInterface(DelayJobService.class);
+        reference.setUrl(hg.directUrl());
+        reference.setRetries(0);
+        reference.setTimeout(15_000); // beyond the longest wait asked here
+        client.application(application).reference(reference).start();
+        dubbo = reference.get();
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        client.stop();
+        client.getApplicationModel().getFrameworkModel().destroy();
+        hg.close();
+    }
+
+    private <T> T call(java.util.function.Supplier<T> call) {
+        RpcContext.getClientAttachment().setAttachment(DelayJobService.TOKEN_ATTACHMENT, hg.appToken);
+        return call.get();
+    }
+
+    private String submit(long delayMs) {
+        return hg.app
+                .post(
+                        "/api/v1/jobs",
+                        "{\"service\":\"" + service + "\",\"delayMs\":" + delayMs + ",\"payload\":{\"n\":1}}")
+                .json()
+                .get("id")
+                .asText();
+    }
+
+    private static ReserveRequest request(int max, Long waitMs) {
+        return new ReserveRequest()
+                .setServices(List.of("order-close"))
+                .setMax(max)
+                .setTtrMs(60_000L)
+                .setWaitMs(waitMs);
+    }
+
+    @Test
+    void reserveAcknowledgeInABatchAndTouch() {
+        String a = submit(0);
+        String b = submit(0);
+        List<Reservation> got = call(() -> dubbo.reserve(request(10, null)));
+        assertThat(got).extracting(Reservation::getId).containsExactly(a, b);
+        assertThat(got).allSatisfy(r -> {
+            assertThat(r.getAttempt()).isEqualTo(1);
+            assertThat(r.getState()).isEqualTo(JobState.RUNNING);
+            assertThat(r.getDeadline().toEpochMilli()).isGreaterThan(System.currentTimeMillis() + 50_000);
+            assertThat(r.getPayload()).isEqualTo("{\"n\":1}");
+        });
+        Reservation touched = call(() -> dubbo.touch(b, 1, 120_000));
+        assertThat(touched.getDeadline().toEpochMilli()).isGreaterThan(System.currentTimeMillis() + 110_000);
+        List<ResultAnswer> answers = call(() -> dubbo.reportResults(List.of(
+                new ResultReport().setJobId(a).setAttempt(1).setStatus(CallbackStatus.SUCCESS),
+                new ResultReport().setJobId(b).setAttempt(2).setStatus(CallbackStatus.SUCCESS),
+                new ResultReport()
+                        .setJobId(b)
+                        .setAttempt(1)
+                        .setStatus(CallbackStatus.RELEASE)
+                        .setDelayMs(60_000L))));
+        assertThat(answers)
+                .extracting(ResultAnswer::getState)
+                .containsExactly(JobState.FINISHED, null, JobState.DELAYED);
+        assertThat(answers.get(1).getErrorCode()).isEqualTo(ErrorCode.CONFLICT);
+        HourglassException stale =
+                catchThrowableOfType(HourglassException.class, () -> call(() -> dubbo.touch(b, 1, 5_000)));
+        assertThat(stale.code()).isEqualTo(ErrorCode.CONFLICT);
+    }
+
+    @Test
+    void aLongPollIsAnsweredWhenAJobComes() throws Exception {
+        CompletableFuture<List<Reservation>> waiting =
+                CompletableFuture.supplyAsync(() -> call(() -> dubbo.reserve(request(1, 10_000L))));
+        Thread.sleep(300);
+        assertThat(waiting).isNotDone();
+        String id = submit(0);
+        assertThat(waiting.get(8, TimeUnit.SECONDS))
+                .extracting(Reservation::getId)
+                .containsExactly(id);
+        long start = System.currentTimeMillis();
+        assertThat(call(() -> dubbo.reserve(request(1, 500L)))).isEmpty();
+        assertThat(System.currentTimeMillis() - start).isGreaterThanOrEqualTo(450);
+    }
+
+    @Test
+    void theSdksDubboClientWaitsLongerThanItsCallTimeoutForAReserve() {
+        try (HourglassDubboClient sdk = HourglassDubboClient.direct(hg.directUrl(), hg.appToken)) {
+            long start = System.currentTimeMillis();
+            // the client's calls time out after 10 s; a reserve may wait up to 30 s
+            assertThat(sdk.service().reserve(request(1, 10_500L))).isEmpty();
+            assertThat(System.currentTimeMillis() - start).isGreaterThanOrEqualTo(10_400);
+        }
+    }
+
+    @Test
+    void badInputIsRefusedWithItsField() {
+        HourglassException e = catchThrowableOfType(
+                HourglassException.class,
+                () -> call(() -> dubbo.reserve(new ReserveRequest().setServices(List.of("nope")))));
+        assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+        assertThat(e.field()).isEqualTo("services");
+        e = catchThrowableOfType(HourglassException.class, () -> call(() -> dubbo.reserve(request(101, null))));
+        assertThat(e.field()).isEqualTo("max");
+        e = catchThrowableOfType(HourglassException.class, () -> call(() -> dubbo.touch("12", 1, 10)));
+        assertThat(e.field()).isEqualTo("ttrMs");
+    }
+}
