@@ -39,7 +39,28 @@ public final class AbTable {
             "delivered",
             "missed",
             "duplicated",
-            "early");
+            "early",
+            // the pull workload (PullBench): its two parts
+            "throughput.jobsPerSec",
+            "throughput.reserveLatencyMs.p50",
+            "throughput.reserveLatencyMs.p99",
+            "throughput.resultsLatencyMs.p50",
+            "throughput.resultsLatencyMs.p99",
+            "throughput.cpuSecondsPer1000Jobs.node",
+            "throughput.cpuSecondsPer1000Jobs.database",
+            "throughput.cpuSecondsPer1000Jobs.both",
+            "throughput.missed",
+            "throughput.duplicated",
+            "throughput.databaseDeadlocks",
+            "steady.latenessMs.p50",
+            "steady.latenessMs.p99",
+            "steady.latenessMs.p999",
+            "steady.latenessMs.max",
+            "steady.cpuSecondsPer1000Jobs.node",
+            "steady.cpuSecondsPer1000Jobs.database",
+            "steady.early",
+            "steady.missed",
+            "steady.duplicated");
 
     private AbTable() {}
 

@@ -9,8 +9,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.ConcurrentHistogram;
@@ -27,6 +25,8 @@ import org.HdrHistogram.ConcurrentHistogram;
  * LoadBench --node ... --admin ... --workload pending [--pending 1000000] [--rate 500] [--seconds 60]
  * LoadBench --node ... --admin ... --workload stats   [--pending 10000000] --jdbc URL
  * LoadBench --node ... --admin ... --workload submit  [--clients 16] [--seconds 20] [--delay-ms 600000]
+ * LoadBench --node ... --admin ... --workload pull    [--part both|throughput|steady] [--jobs 30000]
+ *           [--rate 500] [--seconds 30] [--delay-ms 3000] [--consumers 8] [--batch 50] (PullBench)
  * </pre>
  */
 public final class LoadBench {
@@ -40,6 +40,7 @@ public final class LoadBench {
     private final Map<String, String> opts;
     private final CallbackSink sink;
     private String token;
+    private JobSubmitter submitter;
     private final String service = "bench";
     private KafkaSink kafkaSink;
     private CallbackExporter dubboSink;
@@ -76,6 +77,11 @@ public final class LoadBench {
     }
 
     private long opt(String name, long dflt) {
+        return opt(opts, name, dflt);
+    }
+
+    /** The numeric option {@code --name}, or {@code dflt} when not given. */
+    static long opt(Map<String, String> opts, String name, long dflt) {
         return Long.parseLong(opts.getOrDefault(name, Long.toString(dflt)));
     }
 
@@ -85,6 +91,11 @@ public final class LoadBench {
         token = api.call("POST", "/api/v1/apps", admin, "{\"name\":\"" + app + "\"}")
                 .get("token")
                 .asText();
+        submitter = new JobSubmitter(apis, nodeUrls, token);
+        String workload = opts.getOrDefault("workload", "burst");
+        if (workload.equals("pull")) { // its own services, warm-up and CPU readings
+            return new PullBench(apis, nodeUrls, token, submitter, opts).run();
+        }
         String kafka = opts.get("kafka");
         boolean dubbo = "1".equals(opts.get("dubbo"));
         String target = kafka != null
@@ -116,7 +127,6 @@ public final class LoadBench {
                 "{" + target + ",\"maxInFlight\":"
                         + opts.getOrDefault("max-in-flight", kafka == null ? "256" : "20000")
                         + ",\"timeoutMs\":30000,\"maxAttempts\":3}");
-        String workload = opts.getOrDefault("workload", "burst");
         if (workload.equals("submit")) { // warms up with its own kind of load
             return submit((int) opt("clients", 16), (int) opt("seconds", 20), opt("delay-ms", 600_000));
         }
@@ -134,7 +144,7 @@ public final class LoadBench {
                         pending(app, (int) opt("pending", 1_000_000), (int) opt("rate", 500), (int) opt("seconds", 60));
                     case "stats" -> stats(app, (int) opt("pending", 10_000_000));
                     default ->
-                        throw new IllegalArgumentException("workload is burst, steady, pending, stats or submit");
+                        throw new IllegalArgumentException("workload is burst, steady, pending, stats, submit or pull");
                 };
         if (!nodeCpu.isEmpty() && (workload.equals("steady") || workload.equals("burst"))) {
             // the whole life of the run's jobs: submits, claims, sends, results, and the idle cost meanwhile
@@ -161,10 +171,10 @@ public final class LoadBench {
         }
         int rate = 500;
         int jobs = (int) (rate * seconds);
-        paceSubmits(rate, jobs, 1_000);
+        submitter.paced(service, rate, jobs, 1_000, null);
         awaitDeliveries(jobs, System.currentTimeMillis() + 30_000);
         long firstFireAt = System.currentTimeMillis() + 3_000;
-        submitBatches(5_000, i -> firstFireAt + (i * 1_000L) / 5_000);
+        submitter.batches(service, 5_000, i -> firstFireAt + (i * 1_000L) / 5_000);
         awaitDeliveries(jobs + 5_000, firstFireAt + 60_000); // and their results written
         sink.reset();
         baseline = outcomes();
@@ -225,7 +235,7 @@ public final class LoadBench {
         long lead = opt("lead-ms", 15_000);
         long firstFireAt = System.currentTimeMillis() + lead;
         long started = System.currentTimeMillis();
-        submitBatches(jobs, i -> firstFireAt + (i * spreadMs) / jobs);
+        submitter.batches(service, jobs, i -> firstFireAt + (i * spreadMs) / jobs);
         long submitMs = System.currentTimeMillis() - started;
         double[] claimsBefore = claimSums();
         awaitDeliveries(jobs, firstFireAt + 1_000 + 120_000);
@@ -251,7 +261,7 @@ public final class LoadBench {
     /** Single submits at a fixed rate, each due delayMs later. */
     private ObjectNode steady(int rate, int seconds, long delayMs) {
         int jobs = rate * seconds;
-        double submitRate = paceSubmits(rate, jobs, delayMs);
+        double submitRate = submitter.paced(service, rate, jobs, delayMs, null).ratePerSec();
         awaitDeliveries(jobs, System.currentTimeMillis() + delayMs + 60_000);
         ObjectNode out = report("steady", jobs, submitRate);
         out.put("ratePerSec", rate);
@@ -273,7 +283,7 @@ public final class LoadBench {
         long[] before = api.heap();
         long started = System.currentTimeMillis();
         long farAway = System.currentTimeMillis() + 86_400_000L;
-        submitBatches(pending, i -> farAway + i % 3_600_000);
+        submitter.batches(service, pending, i -> farAway + i % 3_600_000);
         long loadMs = System.currentTimeMillis() - started;
         System.err.printf("submitted %,d pending jobs in %,d ms%n", pending, loadMs);
         sleep(5_000);
@@ -558,18 +568,6 @@ public final class LoadBench {
         return out;
     }
 
-    /**
-     * Users send a business key with their jobs (the README tells them to: it makes a resent submit
-     * idempotent), and the node then checks it for uniqueness: every submit here carries one,
-     * unique within the run.
-     */
-    private static String bizKey(long i) {
-        return RUN + "-" + BIZ_KEYS.incrementAndGet() + "-" + i;
-    }
-
-    private static final String RUN = Long.toString(System.currentTimeMillis(), 36);
-    private static final AtomicLong BIZ_KEYS = new AtomicLong();
-
     /** Returns acknowledged, failed, and the nanoseconds it ran. */
     private long[] closedLoop(int clients, int seconds, long delayMs, ConcurrentHistogram micros) {
         AtomicLong acknowledged = new AtomicLong();
@@ -585,7 +583,7 @@ public final class LoadBench {
                 while (System.nanoTime() < end) {
                     long i = sequence.incrementAndGet();
                     String body = "{\"service\":\"" + service + "\",\"delayMs\":" + delayMs + ",\"bizKey\":\""
-                            + bizKey(i) + "\",\"payload\":{\"i\":" + i + "}}";
+                            + JobSubmitter.bizKey(i) + "\",\"payload\":{\"i\":" + i + "}}";
                     long t0 = System.nanoTime();
                     try {
                         if (http.post(url, token, body) == 201) {
@@ -619,92 +617,6 @@ public final class LoadBench {
             System.err.println(failed.get() + " submits failed");
         }
         return new long[] {acknowledged.get(), failed.get(), elapsed};
-    }
-
-    interface FireTime {
-        long of(int index);
-    }
-
-    private void submitBatches(int jobs, FireTime fireTime) {
-        Semaphore inFlight = new Semaphore(4);
-        List<CompletableFuture<?>> all = new ArrayList<>();
-        AtomicLong failed = new AtomicLong();
-        for (int start = 0; start < jobs; start += 1_000) {
-            StringBuilder body = new StringBuilder("{\"jobs\":[");
-            for (int i = start; i < Math.min(jobs, start + 1_000); i++) {
-                body.append(i == start ? "" : ",")
-                        .append("{\"service\":\"")
-                        .append(service)
-                        .append("\",\"fireAt\":")
-                        .append(fireTime.of(i))
-                        .append(",\"bizKey\":\"")
-                        .append(bizKey(i))
-                        .append("\",\"payload\":{\"i\":")
-                        .append(i)
-                        .append("}}");
-            }
-            body.append("]}");
-            inFlight.acquireUninterruptibly();
-            all.add(apis.get((start / 1_000) % apis.size())
-                    .sendAsync("POST", "/api/v1/jobs/batch", token, body.toString())
-                    .handle((r, e) -> { // keeps no response: 10M jobs' answers filled the heap
-                        inFlight.release();
-                        if (e != null || r.statusCode() != 200 || r.body().contains("\"error\"")) {
-                            failed.incrementAndGet();
-                        }
-                        return null;
-                    }));
-        }
-        CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
-        if (failed.get() > 0) {
-            throw new IllegalStateException(failed.get() + " batches failed");
-        }
-    }
-
-    /** Submits {@code jobs} single jobs at {@code rate}/s; returns the achieved submit rate. */
-    private double paceSubmits(int rate, int jobs, long delayMs) {
-        int senders = 64; // blocking clients: enough for 5,000/s at 10 ms each
-        Semaphore inFlight = new Semaphore(512);
-        AtomicLong failed = new AtomicLong();
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(senders);
-        SubmitClient http = new SubmitClient(senders);
-        long start = System.nanoTime();
-        for (int i = 0; i < jobs; i++) {
-            long due = start + (long) i * 1_000_000_000L / rate;
-            long wait = due - System.nanoTime();
-            if (wait > 0) {
-                LockSupport.parkNanos(wait);
-            }
-            inFlight.acquireUninterruptibly();
-            String body = "{\"service\":\"" + service + "\",\"delayMs\":" + delayMs + ",\"bizKey\":\"" + bizKey(i)
-                    + "\",\"payload\":{\"i\":" + i + "}}";
-            String url = nodeUrls.get(i % nodeUrls.size()) + "/api/v1/jobs";
-            pool.execute(() -> {
-                try {
-                    if (http.post(url, token, body) != 201) {
-                        failed.incrementAndGet();
-                    }
-                } catch (java.io.IOException | RuntimeException e) {
-                    failed.incrementAndGet();
-                } finally {
-                    inFlight.release();
-                }
-            });
-        }
-        pool.shutdown();
-        try {
-            if (!pool.awaitTermination(120, java.util.concurrent.TimeUnit.SECONDS)) {
-                pool.shutdownNow();
-            }
-            http.close();
-        } catch (InterruptedException | java.io.IOException e) {
-            Thread.currentThread().interrupt();
-        }
-        double elapsedS = (System.nanoTime() - start) / 1e9;
-        if (failed.get() > 0) {
-            System.err.println(failed.get() + " submits failed");
-        }
-        return Math.round(jobs / elapsedS * 10) / 10.0;
     }
 
     private void awaitDeliveries(int jobs, long deadline) {

@@ -47,4 +47,22 @@ final class ProcessCpu {
         }
         return ticks / TICKS_PER_SECOND;
     }
+
+    /**
+     * CPU seconds the whole machine was busy so far (every process, from the first line of {@code
+     * /proc/stat}): less the measured processes, what others took from them meanwhile. NaN where
+     * unreadable.
+     */
+    static double machineBusySeconds() {
+        try {
+            String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+            long busy = 0;
+            for (int i : new int[] {1, 2, 3, 6, 7, 8}) { // user nice system irq softirq steal
+                busy += Long.parseLong(f[i]);
+            }
+            return busy / TICKS_PER_SECOND;
+        } catch (IOException | RuntimeException e) {
+            return Double.NaN;
+        }
+    }
 }

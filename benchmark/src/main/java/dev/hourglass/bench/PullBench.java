@@ -1,0 +1,310 @@
+package dev.hourglass.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The {@code pull} workload: pull consumers (docs/api.md, "Pull consumers") on PULL services of
+ * their own, in two parts, each on a fresh service.
+ *
+ * <ul>
+ *   <li><b>throughput</b>: {@code --jobs} (30,000) jobs all due at one millisecond are submitted in
+ *       batches and seen ready in the queue before the clock starts; then {@code --consumers} (8)
+ *       consumers reserve {@code --batch} (50) at a time and acknowledge each batch with one POST
+ *       /api/v1/results until every job is acknowledged, or for {@code --drain-timeout-seconds}
+ *       (120). Reported: jobs/s, the latency of the reserve calls that brought jobs and of the
+ *       results calls, and the CPU of node and database per job during the drain (and during the
+ *       pre-fill apart).
+ *   <li><b>steady</b>: the consumers long-poll (max {@code --batch}, waitMs 20,000) while single
+ *       jobs are submitted at {@code --rate} (500/s) for {@code --seconds} (30), each due {@code
+ *       --delay-ms} (3,000) later. The lateness of a job is when its consumer held it (the client's
+ *       clock when the reserve answer was read) minus its fireAt — one machine, one clock. Reported
+ *       with the jobs reserved early, never reserved by the last fire time + 10 s (missed), and
+ *       reserved more than once (duplicated).
+ * </ul>
+ *
+ * {@code --part throughput|steady|both} (both) picks them. Unless {@code --warmup-seconds 0}, both
+ * run first, smaller, on services of their own, and their figures are dropped: a cold node spends
+ * its CPU compiling.
+ */
+final class PullBench {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Long enough that no reservation lapses within a run: a lapse would be reserved again. */
+    private static final long TTR_MS = 60_000;
+
+    private final List<NodeApi> apis;
+    private final List<String> nodeUrls;
+    private final String token;
+    private final JobSubmitter submitter;
+    private final Map<String, String> opts;
+    private final int consumers;
+    /** Jobs each reserve asks for (--batch, 50), and so each results call acknowledges at most. */
+    private final int batch;
+
+    private final ProcessCpu nodeCpu;
+    private final ProcessCpu dbCpu;
+    private final ProcessCpu clientCpu =
+            new ProcessCpu(Long.toString(ProcessHandle.current().pid()));
+    private final InnoDbDeadlocks deadlocks;
+
+    PullBench(
+            List<NodeApi> apis, List<String> nodeUrls, String token, JobSubmitter submitter, Map<String, String> opts) {
+        this.apis = apis;
+        this.nodeUrls = nodeUrls;
+        this.token = token;
+        this.submitter = submitter;
+        this.opts = opts;
+        this.consumers = (int) opt("consumers", 8);
+        this.batch = (int) opt("batch", 50);
+        this.nodeCpu = new ProcessCpu(opts.get("cpu-node"));
+        this.dbCpu = new ProcessCpu(opts.get("cpu-db"));
+        this.deadlocks = new InnoDbDeadlocks(opts.get("jdbc"));
+    }
+
+    ObjectNode run() {
+        String part = opts.getOrDefault("part", "both");
+        if (!Set.of("both", "throughput", "steady").contains(part)) {
+            throw new IllegalArgumentException("--part is throughput, steady or both, not " + part);
+        }
+        int jobs = (int) opt("jobs", 30_000);
+        int rate = (int) opt("rate", 500);
+        int seconds = (int) opt("seconds", 30);
+        long delayMs = opt("delay-ms", 3_000);
+        long warmupSeconds = opt("warmup-seconds", 20);
+        if (warmupSeconds > 0) {
+            ObjectNode warm = throughput("pull-warm-throughput", Math.min(jobs, 10_000));
+            ObjectNode warmSteady = steady("pull-warm-steady", 500, (int) Math.max(5, warmupSeconds / 2), 1_000);
+            System.err.printf(
+                    "warm-up: %s jobs/s; steady lateness p99 %s ms%n",
+                    warm.path("jobsPerSec"), warmSteady.path("latenessMs").path("p99"));
+        }
+        ObjectNode out = JSON.createObjectNode();
+        out.put("workload", "pull");
+        out.put("part", part);
+        out.put("nodes", apis.size());
+        out.put("consumers", consumers);
+        out.put("batch", batch);
+        if (!part.equals("steady")) {
+            ObjectNode t = throughput("pull-throughput", jobs);
+            out.set("throughput", t);
+            System.err.printf(
+                    "pull throughput: %s jobs/s (%s jobs in %s ms); reserve p50 %s p99 %s ms; results p50 %s p99 %s ms;"
+                            + " CPU ms/job node %s database %s%n",
+                    t.path("jobsPerSec"),
+                    t.path("acknowledged"),
+                    t.path("drainMs"),
+                    t.path("reserveLatencyMs").path("p50"),
+                    t.path("reserveLatencyMs").path("p99"),
+                    t.path("resultsLatencyMs").path("p50"),
+                    t.path("resultsLatencyMs").path("p99"),
+                    t.path("cpuSecondsPer1000Jobs").path("node"),
+                    t.path("cpuSecondsPer1000Jobs").path("database"));
+        }
+        if (!part.equals("throughput")) {
+            ObjectNode s = steady("pull-steady", rate, seconds, delayMs);
+            out.set("steady", s);
+            JsonNode late = s.path("latenessMs");
+            System.err.printf(
+                    "pull steady: lateness p50 %s p99 %s p99.9 %s max %s ms; early %s, missed %s, duplicated %s of %s%n",
+                    late.path("p50"),
+                    late.path("p99"),
+                    late.path("p999"),
+                    late.path("max"),
+                    s.path("early"),
+                    s.path("missed"),
+                    s.path("duplicated"),
+                    s.path("submitted"));
+        }
+        long[] heap = apis.get(0).heap();
+        out.put("nodeHeapLiveBytes", heap[0]);
+        out.put("nodeHeapUsedBytes", heap[1]);
+        return out;
+    }
+
+    /**
+     * Pre-fills {@code jobs} ready jobs, sees them all ready, then times the consumers draining
+     * them. The clock stops when the last of them is acknowledged.
+     */
+    private ObjectNode throughput(String service, int jobs) {
+        createService(service);
+        long deadlocksBefore = deadlocks.count();
+        double[] beforeFill = cpu();
+        long filling = System.nanoTime();
+        long dueAt = System.currentTimeMillis();
+        submitter.batches(service, jobs, i -> dueAt);
+        long fillMs = (System.nanoTime() - filling) / 1_000_000;
+        long ready = awaitReady(service, jobs, 60_000);
+
+        PullTally tally = new PullTally();
+        PullConsumerGroup group = new PullConsumerGroup(
+                nodeUrls,
+                token,
+                consumers,
+                new PullConsumerGroup.Reserve(service, batch, TTR_MS, 1_000),
+                tally,
+                () -> tally.acknowledged() >= jobs || (tally.distinctReserved() >= jobs && tally.allAnswered()),
+                opt("drain-timeout-seconds", 120),
+                jobs + 10_000L);
+        double[] beforeDrain = cpu();
+        long start = System.nanoTime();
+        group.start();
+        boolean drained = group.awaitDone(opt("drain-timeout-seconds", 120) * 1_000);
+        long end = drained ? group.doneAtNanos() : System.nanoTime();
+        double[] afterDrain = cpu();
+        group.stop();
+
+        ObjectNode out = JSON.createObjectNode();
+        out.put("service", service);
+        out.put("jobs", jobs);
+        out.put("prefillMs", fillMs);
+        out.put("prefillRatePerSec", Math.round(jobs * 1_000.0 / Math.max(1, fillMs)));
+        out.put("readyAtStart", ready);
+        out.put("drained", drained);
+        long drainMs = Math.max(1, (end - start) / 1_000_000);
+        out.put("drainMs", drainMs);
+        out.put("jobsPerSec", Math.round(tally.acknowledged() * 1_000.0 / drainMs));
+        out.setAll(tally.report(JSON, false, true));
+        out.put("missed", Math.max(0, jobs - tally.distinctReserved()));
+        out.set("cpuSecondsPer1000Jobs", cpuPer1000(beforeDrain, afterDrain, jobs));
+        out.set("prefillCpuSecondsPer1000Jobs", cpuPer1000(beforeFill, beforeDrain, jobs));
+        out.set("queueAfter", queue(service));
+        databaseDeadlocks(out, deadlocksBefore);
+        return out;
+    }
+
+    /**
+     * Consumers waiting in long polls while jobs are submitted at {@code rate}/s, each due {@code
+     * delayMs} later; ends when every accepted job is reserved and acknowledged, or 10 s after the
+     * last one was due.
+     */
+    private ObjectNode steady(String service, int rate, int seconds, long delayMs) {
+        createService(service);
+        long deadlocksBefore = deadlocks.count();
+        PullTally tally = new PullTally();
+        Set<String> accepted = ConcurrentHashMap.newKeySet();
+        AtomicBoolean submitted = new AtomicBoolean();
+        long lastDueBound = seconds + delayMs / 1_000 + 10;
+        PullConsumerGroup group = new PullConsumerGroup(
+                nodeUrls,
+                token,
+                consumers,
+                new PullConsumerGroup.Reserve(service, batch, TTR_MS, 20_000),
+                tally,
+                () -> submitted.get() && tally.distinctReserved() >= accepted.size() && tally.allAnswered(),
+                lastDueBound + 120, // a bound only: the wait below ends it
+                (long) rate * seconds + 10_000L);
+        group.start();
+        sleep(1_000); // every consumer in its long poll before the first job
+        double[] before = cpu();
+        JobSubmitter.Paced paced =
+                submitter.paced(service, rate, rate * seconds, delayMs, body -> accepted.add(idOf(body)));
+        submitted.set(true);
+        boolean complete = group.awaitDone(delayMs + 10_000);
+        double[] after = cpu();
+        group.stop();
+
+        ObjectNode out = JSON.createObjectNode();
+        out.put("service", service);
+        out.put("ratePerSec", rate);
+        out.put("seconds", seconds);
+        out.put("delayMs", delayMs);
+        out.put("submitted", accepted.size());
+        out.put("submitFailed", paced.failed());
+        out.put("submitRatePerSec", Math.round(paced.ratePerSec()));
+        out.put("complete", complete);
+        out.setAll(tally.report(JSON, true, false));
+        out.put("missed", tally.missed(accepted));
+        out.put("reservedNotSubmitted", tally.unexpected(accepted));
+        out.set("cpuSecondsPer1000Jobs", cpuPer1000(before, after, Math.max(1, accepted.size())));
+        out.set("queueAfter", queue(service));
+        databaseDeadlocks(out, deadlocksBefore);
+        return out;
+    }
+
+    /** The deadlocks the database detected during a part; the latest told on stderr. */
+    private void databaseDeadlocks(ObjectNode out, long before) {
+        long now = deadlocks.count();
+        if (before < 0 || now < 0) {
+            return;
+        }
+        out.put("databaseDeadlocks", now - before);
+        if (now > before) {
+            System.err.println(out.path("service").asText() + ": " + (now - before) + " deadlocks; the latest:\n"
+                    + deadlocks.latest());
+        }
+    }
+
+    private void createService(String service) {
+        apis.get(0).call("PUT", "/api/v1/services/" + service, token, "{\"protocol\":\"PULL\",\"maxInFlight\":100000}");
+    }
+
+    /** Polls the service's queue until {@code jobs} are ready or {@code maxMs} passed; returns the last count. */
+    private long awaitReady(String service, int jobs, long maxMs) {
+        long until = System.currentTimeMillis() + maxMs;
+        long ready = queue(service).path("ready").asLong();
+        while (ready < jobs && System.currentTimeMillis() < until) {
+            sleep(100);
+            ready = queue(service).path("ready").asLong();
+        }
+        if (ready < jobs) {
+            System.err.printf("%s: only %,d of %,d jobs ready after %,d ms%n", service, ready, jobs, maxMs);
+        }
+        return ready;
+    }
+
+    private ObjectNode queue(String service) {
+        return (ObjectNode) apis.get(0).call("GET", "/api/v1/services/" + service + "/queue", token, null);
+    }
+
+    /** The job id of a submit's answer (the Job, whose first field is its id), read without parsing. */
+    static String idOf(String jobJson) {
+        String marker = "\"id\":\"";
+        int start = jobJson.indexOf(marker) + marker.length();
+        return jobJson.substring(start, jobJson.indexOf('"', start));
+    }
+
+    /** CPU seconds so far: node, database, this client, the whole machine; and the time (ns). */
+    private double[] cpu() {
+        return new double[] {
+            nodeCpu.seconds(),
+            dbCpu.seconds(),
+            clientCpu.seconds(),
+            ProcessCpu.machineBusySeconds(),
+            System.nanoTime() / 1e9
+        };
+    }
+
+    /** CPU seconds per 1,000 jobs (= ms per job) between two readings, as the other workloads report it. */
+    private static ObjectNode cpuPer1000(double[] before, double[] after, long jobs) {
+        ObjectNode cpu = JSON.createObjectNode();
+        double node = after[0] - before[0];
+        double db = after[1] - before[1];
+        cpu.put("node", Math.round(node * 1_000_000 / jobs) / 1_000.0);
+        cpu.put("database", Math.round(db * 1_000_000 / jobs) / 1_000.0);
+        cpu.put("both", Math.round((node + db) * 1_000_000 / jobs) / 1_000.0);
+        double client = after[2] - before[2];
+        cpu.put("client", Math.round(client * 1_000_000 / jobs) / 1_000.0);
+        // on a shared machine: the cores that other processes (not node, database, client) kept busy
+        double others = after[3] - before[3] - node - db - client;
+        cpu.put("otherProcessesCores", Math.round(Math.max(0, others) / (after[4] - before[4]) * 100) / 100.0);
+        return cpu;
+    }
+
+    private long opt(String name, long dflt) {
+        return LoadBench.opt(opts, name, dflt);
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,201 @@
+package dev.hourglass.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import org.apache.hc.core5.util.Timeout;
+
+/**
+ * Pull consumers of one service, each a thread with its own loop: reserve up to {@code max} jobs
+ * (long-polling {@code waitMs}), note each job in the {@link PullTally} when the answer is read,
+ * then acknowledge the whole batch SUCCESS with one POST /api/v1/results; again. Consumer {@code
+ * c} talks to node {@code c % nodes}.
+ *
+ * <p>A consumer stops at {@link #stop}, at its deadline, or after {@code maxReservesEach} reserve
+ * calls, whichever comes first. After each batch it asks {@code done} whether the work is complete
+ * and, the first time it is, notes the moment ({@link #doneAtNanos}): that, not when the threads
+ * end, is the end of a measurement, as the other consumers may still be in a long poll then.
+ * {@link #stop} ends those polls by closing their connections.
+ */
+final class PullConsumerGroup {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** What each consumer asks for: up to {@code max} jobs of {@code service}, held {@code ttrMs}. */
+    record Reserve(String service, int max, long ttrMs, long waitMs) {
+        String body() {
+            return "{\"services\":[\"" + service + "\"],\"max\":" + max + ",\"ttrMs\":" + ttrMs + ",\"waitMs\":"
+                    + waitMs + "}";
+        }
+    }
+
+    private final List<String> nodeUrls;
+    private final String token;
+    private final int consumers;
+    private final Reserve reserve;
+    private final PullTally tally;
+    private final BooleanSupplier done;
+    private final long deadlineNanos;
+    private final long maxReservesEach;
+    private final SubmitClient http;
+    private final List<Thread> threads = new ArrayList<>();
+    private final AtomicLong doneAt = new AtomicLong();
+    private volatile boolean stopping;
+
+    /**
+     * @param maxSeconds how long the consumers run at most, from construction
+     * @param maxReservesEach reserve calls each consumer makes at most
+     */
+    PullConsumerGroup(
+            List<String> nodeUrls,
+            String token,
+            int consumers,
+            Reserve reserve,
+            PullTally tally,
+            BooleanSupplier done,
+            long maxSeconds,
+            long maxReservesEach) {
+        this.nodeUrls = nodeUrls;
+        this.token = token;
+        this.consumers = consumers;
+        this.reserve = reserve;
+        this.tally = tally;
+        this.done = done;
+        this.deadlineNanos = System.nanoTime() + maxSeconds * 1_000_000_000L;
+        this.maxReservesEach = maxReservesEach;
+        // a long poll is answered by waitMs; the margin is for a node slowed by the load
+        this.http = new SubmitClient(consumers, Timeout.ofMilliseconds(reserve.waitMs() + 15_000));
+    }
+
+    void start() {
+        for (int c = 0; c < consumers; c++) {
+            String base = nodeUrls.get(c % nodeUrls.size());
+            Thread t = new Thread(() -> consume(base), "pull-consumer-" + reserve.service() + "-" + c);
+            t.setDaemon(true);
+            threads.add(t);
+            t.start();
+        }
+    }
+
+    /** When {@code done} first held (System.nanoTime()), or 0 while it has not. */
+    long doneAtNanos() {
+        return doneAt.get();
+    }
+
+    /** Waits until {@code done} held or {@code maxMs} passed; returns whether it held. */
+    boolean awaitDone(long maxMs) {
+        long until = System.nanoTime() + maxMs * 1_000_000L;
+        while (doneAt.get() == 0 && System.nanoTime() < until && System.nanoTime() < deadlineNanos) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        return doneAt.get() != 0;
+    }
+
+    /** Ends every consumer: a long poll under way fails at once; waits for the threads (5 s each at most). */
+    void stop() {
+        stopping = true;
+        http.abort();
+        for (Thread t : threads) {
+            try {
+                t.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (t.isAlive()) {
+                System.err.println(t.getName() + " did not stop within 5 s");
+                t.interrupt();
+            }
+        }
+    }
+
+    private void consume(String base) {
+        String reserveUrl = base + "/api/v1/reserve";
+        String resultsUrl = base + "/api/v1/results";
+        String reserveBody = reserve.body();
+        for (long call = 0; call < maxReservesEach && !stopping && System.nanoTime() < deadlineNanos; call++) {
+            try {
+                long t0 = System.nanoTime();
+                SubmitClient.Answer answer = http.exchange(reserveUrl, token, reserveBody);
+                long heldAt = System.currentTimeMillis();
+                long reserveMicros = (System.nanoTime() - t0) / 1_000;
+                if (answer.status() != 200) {
+                    tally.reserveFailed(answer.status() + " " + answer.body());
+                    pause();
+                    continue;
+                }
+                JsonNode items = JSON.readTree(answer.body()).path("items");
+                tally.reserveCall(items.size(), reserveMicros);
+                if (!items.isEmpty()) {
+                    acknowledge(resultsUrl, items, heldAt);
+                }
+                if (doneAt.get() == 0 && done.getAsBoolean()) {
+                    doneAt.compareAndSet(0, System.nanoTime());
+                }
+            } catch (IOException | RuntimeException e) {
+                if (stopping) {
+                    return; // stop() closed the connection under the call
+                }
+                tally.reserveFailed(e.toString());
+                pause();
+            }
+        }
+    }
+
+    private void acknowledge(String resultsUrl, JsonNode items, long heldAt) throws IOException {
+        StringBuilder body = new StringBuilder("{\"results\":[");
+        String separator = "";
+        for (JsonNode item : items) {
+            String id = item.path("id").asText();
+            tally.reserved(id, Instant.parse(item.path("fireAt").asText()).toEpochMilli(), heldAt);
+            body.append(separator)
+                    .append("{\"jobId\":\"")
+                    .append(id)
+                    .append("\",\"attempt\":")
+                    .append(item.path("attempt").asInt())
+                    .append(",\"status\":\"SUCCESS\"}");
+            separator = ",";
+        }
+        body.append("]}");
+        long t0 = System.nanoTime();
+        SubmitClient.Answer answer;
+        try {
+            answer = http.exchange(resultsUrl, token, body.toString());
+        } catch (IOException | RuntimeException e) {
+            tally.resultsFailed(items.size(), e.toString()); // counted here, not again as a reserve's
+            return;
+        }
+        long micros = (System.nanoTime() - t0) / 1_000;
+        if (answer.status() != 200) {
+            tally.resultsFailed(items.size(), answer.status() + " " + answer.body());
+            return;
+        }
+        int finished = 0;
+        int refused = 0;
+        for (JsonNode result : JSON.readTree(answer.body()).path("results")) {
+            if ("FINISHED".equals(result.path("state").asText())) {
+                finished++;
+            } else {
+                refused++;
+                tally.error("result refused: " + result);
+            }
+        }
+        tally.resultsCall(finished, refused + Math.max(0, items.size() - finished - refused), micros);
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(100); // an error is not retried in a tight loop
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
