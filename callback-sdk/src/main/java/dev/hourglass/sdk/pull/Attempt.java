@@ -86,7 +86,7 @@ final class Attempt {
                 .setJobId(jobId())
                 .setAttempt(number())
                 .setStatus(result.status())
-                .setMessage(result.message())
+                .setMessage(clipped(result.message()))
                 .setRetryAfterMs(result.retryAfterMs())
                 .setDelayMs(result.delayMs());
     }
@@ -100,4 +100,14 @@ final class Attempt {
     public String toString() {
         return "job " + jobId() + " attempt " + number();
     }
+
+    /**
+     * The node keeps 1,024 characters of a message; a longer one only makes a batch of results
+     * bigger, and a batch beyond the node's request limit would be refused whole.
+     */
+    static String clipped(String message) {
+        return message == null || message.length() <= MAX_MESSAGE ? message : message.substring(0, MAX_MESSAGE);
+    }
+
+    static final int MAX_MESSAGE = 1_024;
 }

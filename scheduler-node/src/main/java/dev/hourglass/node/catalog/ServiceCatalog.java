@@ -97,7 +97,8 @@ public final class ServiceCatalog implements ServiceLookup {
         setKnown(copy);
     }
 
-    private void setKnown(Map<String, ServiceDefinition> services) {
+    /** Synchronized: the PULL keys and the services they come from are replaced together. */
+    private synchronized void setKnown(Map<String, ServiceDefinition> services) {
         Set<String> pulls = new HashSet<>();
         services.values().forEach(s -> {
             if (s.protocol() == Protocol.PULL) {

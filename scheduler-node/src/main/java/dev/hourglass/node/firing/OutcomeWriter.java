@@ -184,9 +184,12 @@ final class OutcomeWriter {
     private void write(List<AttemptResult> batch) {
         try {
             long started = scheduler.nanoTime();
-            store.record(batch, clock.millis());
+            java.util.Set<Long> ended = store.record(batch, clock.millis());
             listener.wrote(batch.size(), scheduler.nanoTime() - started);
-            afterWrite.accept(batch);
+            // a result for an attempt that is no longer current changed nothing: nothing follows it
+            afterWrite.accept(batch.stream()
+                    .filter(r -> r.isSentOnly() || ended.contains(r.jobId()))
+                    .toList());
         } catch (PoisonResultException e) {
             if (batch.size() == 1) {
                 AttemptResult poison = batch.get(0);

@@ -184,12 +184,17 @@ public final class WindowLoader {
                 return;
             }
             int perShard = Math.max(1, Math.min(room, settings.claimBatch() * 4) / behind.size());
-            List<IndexEntry> loaded = store.loadDue(new DuePage(behind, target, perShard, pulledServices()));
+            List<IndexEntry> loaded = store.loadDue(new DuePage(behind, target, perShard, pulledServicesToSkip()));
             Map<Integer, List<IndexEntry>> byShard = new HashMap<>();
             loaded.forEach(e ->
                     byShard.computeIfAbsent(e.shard(), s -> new ArrayList<>()).add(e));
             List<IndexEntry> displaced = new ArrayList<>();
+            Set<String> pulled = pulledServices();
             for (IndexEntry e : loaded) {
+                if (pulled.contains(e.serviceKey())) {
+                    continue; // one of the PULL services beyond those the SQL leaves out (the cursor still moves past
+                    // it)
+                }
                 IndexEntry out = index.offer(e);
                 if (out != null) {
                     displaced.add(out);
@@ -221,6 +226,17 @@ public final class WindowLoader {
     }
 
     /**
+     * The PULL services a read leaves out in its SQL: at most {@link #MAX_SKIPPED_SERVICES} of them
+     * (the statement grows with each); jobs of the others are read and dropped by {@link #offer}.
+     */
+    private Set<String> pulledServicesToSkip() {
+        Set<String> all = pulledServices();
+        return all.size() <= MAX_SKIPPED_SERVICES
+                ? all
+                : all.stream().sorted().limit(MAX_SKIPPED_SERVICES).collect(java.util.stream.Collectors.toSet());
+    }
+
+    /**
      * Re-reads the jobs due before now + one sweep interval and puts them in memory at their stored
      * due time: adds those memory misses, and moves those memory holds at another time (a job
      * rescheduled earlier through another node). Leaves alone what is parked, and does not read the
@@ -237,15 +253,16 @@ public final class WindowLoader {
         int perShard = Math.max(32, settings.claimBatch() * 4 / owned.size());
         Set<String> saturated = saturatedServices.get();
         Set<String> skipped = new HashSet<>(saturated);
-        skipped.addAll(pulledServices());
+        skipped.addAll(pulledServicesToSkip());
         List<IndexEntry> due = new ArrayList<>(store.loadDue(new DuePage(fromStart, until, perShard, skipped)));
         if (!saturated.isEmpty()) {
             due.addAll(store.loadDue(
                     new DuePage(fromStart, clock.millis() + 1, OLDEST_OVERDUE_PER_SHARD, Set.of(), saturated)));
         }
         int added = 0;
+        Set<String> pulled = pulledServices();
         for (IndexEntry e : due) {
-            if (heldOutside.test(e)) {
+            if (heldOutside.test(e) || pulled.contains(e.serviceKey())) {
                 continue;
             }
             boolean known = index.contains(e.jobId());

@@ -419,6 +419,9 @@ public final class JobManager {
         }
         inputs.retryAfterMs(report.getRetryAfterMs());
         Long delayMs = report.getDelayMs();
+        if (report.getStatus() == CallbackStatus.RELEASE && report.getRetryAfterMs() != null) {
+            throw HourglassException.invalid("retryAfterMs", "RELEASE takes delayMs (retryAfterMs goes with RETRY)");
+        }
         if (delayMs != null && report.getStatus() != CallbackStatus.RELEASE) {
             throw HourglassException.invalid("delayMs", "delayMs goes with RELEASE (RETRY takes retryAfterMs)");
         }

@@ -90,6 +90,9 @@ public final class PullConsumers implements PulledJobSignals {
     private final Map<String, Long> signaledAt = new HashMap<>();
 
     private final AtomicInteger waiters = new AtomicInteger();
+    /** Waiters a service's serving loop serves in one turn before the other services' turns. */
+    static final int MAX_SERVED_PER_TURN = 8;
+
     private TaskScheduler.Scheduled watch; // guarded by lock
 
     public PullConsumers(
@@ -164,23 +167,45 @@ public final class PullConsumers implements PulledJobSignals {
         // loop (one per service and node), so consumers arriving together are served one reserve
         // at a time instead of queueing on the service's row lock in the database.
         Waiter w = new Waiter(r, timers.now());
-        String toWake = null;
+        boolean tryNow = false;
+        boolean closed;
         synchronized (lock) {
-            for (String key : r.keys()) {
-                waiting.computeIfAbsent(key, k -> new ArrayDeque<>()).add(w);
-                if (toWake == null && !recentlyFoundEmpty(key)) {
-                    toWake = key; // one serving suffices: it reserves from all of the waiter's services
+            closed = !lifecycle.isStarted(); // close() answered every waiter it found: not this one
+            if (!closed) {
+                for (String key : r.keys()) {
+                    waiting.computeIfAbsent(key, k -> new ArrayDeque<>()).add(w);
+                    tryNow |= !recentlyFoundEmpty(key);
+                }
+                if (watch == null) {
+                    watch = timers.after(settings.watchIntervalMs(), this::watchOnReservingThread);
                 }
             }
-            if (watch == null) {
-                watch = timers.after(settings.watchIntervalMs(), this::watchOnReservingThread);
-            }
+        }
+        if (closed) {
+            w.answer(List.of());
+            return w.future;
         }
         w.timeout = timers.after(r.waitMs(), () -> w.answer(List.of()));
-        if (toWake != null) {
-            wake(toWake);
+        if (tryNow) {
+            // its own first reserve, on a reserving thread (two per node: consumers arriving
+            // together reach the database two at a time, not all at once on the service's row)
+            reservers.execute(() -> {
+                try {
+                    if (!allRecentlyFoundEmpty(w)) { // another's reserve may have found them empty since
+                        serveWaiter(w);
+                    }
+                } catch (RuntimeException e) {
+                    LOG.warn("pull consumers: a first reserve failed: {}", e.toString());
+                }
+            });
         }
         return w.future;
+    }
+
+    private boolean allRecentlyFoundEmpty(Waiter w) {
+        synchronized (lock) {
+            return w.request.keys().stream().allMatch(this::recentlyFoundEmpty);
+        }
     }
 
     /** Guarded by {@code lock}. */
@@ -386,8 +411,12 @@ public final class PullConsumers implements PulledJobSignals {
     }
 
     private void serve(String key) {
+        boolean more = false;
         try {
-            while (serveOnce(key)) {
+            // a turn of at most MAX_SERVED_PER_TURN waiters, then the service goes to the back of
+            // the reserving threads' queue: a busy service must not hold a thread (there are two)
+            // while other services' wakes and the watcher wait behind it
+            for (int served = 0; served < MAX_SERVED_PER_TURN && (more = serveOnce(key)); served++) {
                 // until a waiter gets nothing, or none is left
             }
         } catch (RuntimeException e) {
@@ -395,7 +424,7 @@ public final class PullConsumers implements PulledJobSignals {
         } finally {
             boolean again;
             synchronized (lock) {
-                again = Boolean.TRUE.equals(waking.remove(key));
+                again = Boolean.TRUE.equals(waking.remove(key)) || more;
             }
             if (again) {
                 wake(key);
@@ -411,14 +440,23 @@ public final class PullConsumers implements PulledJobSignals {
             if (line != null) {
                 for (Waiter candidate : line) {
                     // one being served for another of its services, or answered and leaving, is skipped
-                    if (candidate.startServing()) {
+                    if (candidate.state.get() == Waiter.WAITING) {
                         w = candidate;
                         break;
                     }
                 }
             }
         }
-        if (w == null) {
+        return w != null && serveWaiter(w);
+    }
+
+    /**
+     * One reserve for this waiter, if it is still waiting and nobody else serves it: answered with
+     * what it got, or back to waiting (the services it asked for are then known empty, unless a job
+     * was made due through this node since the reserve began). Whether it got something.
+     */
+    private boolean serveWaiter(Waiter w) {
+        if (!w.startServing()) {
             return false;
         }
         Request r = w.request;
@@ -433,7 +471,9 @@ public final class PullConsumers implements PulledJobSignals {
         if (got.isEmpty()) {
             synchronized (lock) {
                 for (String k : r.keys()) {
-                    foundEmptyAt.merge(k, at, Math::max);
+                    if (signaledAt.getOrDefault(k, Long.MIN_VALUE) < at) {
+                        foundEmptyAt.merge(k, at, Math::max);
+                    }
                 }
             }
             w.stopServing();
@@ -485,7 +525,7 @@ public final class PullConsumers implements PulledJobSignals {
         final long since;
         final CompletableFuture<List<Job>> future = new CompletableFuture<>();
         volatile TaskScheduler.Scheduled timeout;
-        private final AtomicInteger state = new AtomicInteger(WAITING);
+        final AtomicInteger state = new AtomicInteger(WAITING);
         private volatile boolean waitRanOut;
 
         Waiter(Request request, long since) {
@@ -533,8 +573,12 @@ public final class PullConsumers implements PulledJobSignals {
                 t.cancel();
             }
             leave(this);
-            listener.answered(jobs.size(), Math.max(0, timers.now() - since));
             future.complete(jobs);
+            try {
+                listener.answered(jobs.size(), Math.max(0, timers.now() - since));
+            } catch (RuntimeException e) {
+                LOG.warn("pull consumers: the metrics listener failed: {}", e.toString());
+            }
         }
     }
 }

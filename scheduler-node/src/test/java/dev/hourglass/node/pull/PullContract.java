@@ -339,6 +339,7 @@ public abstract class PullContract {
                 .isEqualTo(404);
         refused(result(id, 1, "SUCCESS", ",\"delayMs\":10"), 400, "delayMs");
         refused(result(id, 1, "RELEASE", ",\"delayMs\":-1"), 400, "delayMs");
+        refused(result(id, 1, "RELEASE", ",\"retryAfterMs\":10"), 400, "retryAfterMs");
         assertThat(f.state(id)).isEqualTo("RUNNING");
 
         // RELEASE is for reservations only; PULL only with CONSUMER; no move between PULL and push

@@ -166,6 +166,21 @@ public abstract class ReservationContract {
     }
 
     @Test
+    void jobsPastTheirExpiryAtTheHeadOfTheQueueAreExpiredOnTheWayToTheReadyOneBehindThem() {
+        List<Job> expired = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            expired.add(stored("stale", T0 - 10_000 + i, T0 - 1));
+        }
+        Job fine = stored("stale", T0 - 100);
+        assertThat(ids(reservations.reserve(app, List.of("stale"), 1, 5_000L, "n1", T0)))
+                .as("one reserve reaches the ready job behind 40 expired ones")
+                .containsExactly(fine.id());
+        for (Job e : expired) {
+            assertThat(jobs.find(e.id()).orElseThrow().state()).isEqualTo(JobState.EXPIRED);
+        }
+    }
+
+    @Test
     void aTouchMovesOnlyTheCurrentAttemptsDeadlineAndNeverPastTheReservationsLife() {
         Job j = stored("touch", T0 - 10);
         Job reserved =
@@ -179,6 +194,9 @@ public abstract class ReservationContract {
                 .as("another attempt: nothing changes")
                 .isEmpty();
         assertThat(jobs.find(j.id()).orElseThrow().dueAt()).isEqualTo(T0 + 12 * HOUR);
+        assertThat(reservations.touch(j.id(), 1, 20_000, 12 * HOUR, T0 + 12 * HOUR + 1))
+                .as("past its life: not renewed (its deadline would be in the past)")
+                .isEmpty();
         assertThat(reserved.attempts()).isEqualTo(1);
     }
 

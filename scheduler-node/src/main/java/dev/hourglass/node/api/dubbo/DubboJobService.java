@@ -163,7 +163,7 @@ public final class DubboJobService implements DelayJobService {
         return call("reserve", () -> {
             String app = actingApp(caller());
             CompletableFuture<List<Job>> reserved = pull.reserve(app, request);
-            if (reserved.isDone()) {
+            if (reserved.isDone() && !reserved.isCompletedExceptionally()) {
                 return reservations(reserved.join());
             }
             AsyncContext later = RpcContext.startAsync();

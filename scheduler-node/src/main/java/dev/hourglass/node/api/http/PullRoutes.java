@@ -63,7 +63,7 @@ public final class PullRoutes implements RouteGroup {
                 .setTtrMs(f.integer("ttrMs"))
                 .setWaitMs(f.integer("waitMs"));
         var reserved = pull.reserve(app, request);
-        if (reserved.isDone()) {
+        if (reserved.isDone() && !reserved.isCompletedExceptionally()) { // a failure: through the future
             Respond.ok(ctx, reservations(reserved.join()));
             return;
         }

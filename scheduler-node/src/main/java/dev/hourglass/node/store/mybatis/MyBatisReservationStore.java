@@ -7,11 +7,9 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import org.apache.ibatis.session.SqlSession;
 import org.apache.ibatis.session.SqlSessionFactory;
 
@@ -26,7 +24,12 @@ import org.apache.ibatis.session.SqlSessionFactory;
  * of any found past it.
  */
 public final class MyBatisReservationStore implements ReservationStore {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MyBatisReservationStore.class);
     private static final String DELAYED = "DELAYED";
+    /** Pages of expired jobs one reserve expires at most before it answers with what it has. */
+    private static final int EXPIRY_ROUNDS = 10;
+    /** Read beyond what is wanted, so a few expired jobs in the way cost no second read. */
+    private static final int EXPIRED_SLACK = 16;
 
     private final SqlSessionFactory sessions;
     private final ClaimTokens tokens;
@@ -46,8 +49,23 @@ public final class MyBatisReservationStore implements ReservationStore {
             if (wanted <= 0) {
                 break;
             }
-            List<Job> taken =
-                    new ArrayList<>(failures.retryingDeadlocks(() -> take(app, service, wanted, ttrMs, node, now)));
+            List<Job> taken;
+            try {
+                taken = new ArrayList<>(failures.retryingDeadlocks(() -> take(app, service, wanted, ttrMs, node, now)));
+            } catch (RuntimeException e) {
+                if (reserved.isEmpty()) {
+                    throw e;
+                }
+                // the earlier services' jobs are reserved (committed): hand them out rather than
+                // leave them to their TTR behind an error
+                LOG.warn(
+                        "reserving from {}/{} failed; answering with the {} jobs already reserved: {}",
+                        app,
+                        service,
+                        reserved.size(),
+                        e.toString());
+                break;
+            }
             taken.sort(Comparator.comparingLong(Job::fireAt).thenComparingLong(Job::id)); // oldest first
             reserved.addAll(taken);
         }
@@ -63,41 +81,71 @@ public final class MyBatisReservationStore implements ReservationStore {
             if (maxInFlight == null) {
                 return List.of(); // not a PULL service (any more)
             }
-            long room = maxInFlight - r.openReservations(app, service);
-            if (room <= 0) {
-                return List.of();
-            }
-            List<Long> ready = r.readyIds(app, service, now, (int) Math.min(wanted, room));
-            if (ready.isEmpty()) {
-                return List.of();
-            }
-            List<Long> ids = ready.stream().sorted().toList(); // the lock order of every claim
-            String token = tokens.next();
-            IdList idList = IdList.of(ids);
+            int wantedHere = (int) Math.max(0, Math.min(wanted, maxInFlight - r.openReservations(app, service)));
             LiveCountDeltas counts = new LiveCountDeltas();
-            List<Job> taken = List.of();
-            if (r.reserve(idList, node, token, now, ttrMs, PullLimits.MIN_TTR_MS, PullLimits.MAX_TTR_MS) > 0) {
-                List<JobRow> rows = m.findByToken(idList, token);
-                r.openLogRows(idList, token, node, now);
-                taken = rows.stream().map(JobRows::toJob).toList();
-                rows.forEach(row -> counts.moved(row.app, row.service, DELAYED, row.state));
-            }
-            if (taken.size() < ids.size()) {
-                Set<Long> won = new HashSet<>();
-                taken.forEach(j -> won.add(j.id()));
-                List<Long> rest = ids.stream().filter(id -> !won.contains(id)).toList();
-                String expireToken = tokens.next();
-                if (m.expire(IdList.of(rest), expireToken, now) > 0) {
-                    List<JobRow> rows = m.findByToken(IdList.of(rest), expireToken);
-                    List<Long> expired = rows.stream().map(row -> row.id).toList();
-                    m.copyToBacklog(IdList.of(expired), expireToken, now);
-                    m.deleteLive(IdList.of(expired), expireToken);
-                    rows.forEach(row -> counts.removed(row.app, row.service, DELAYED));
+            List<Job> taken = new ArrayList<>();
+            // jobs past their expiry at the head of the queue are expired on the way: a page of
+            // them must not make the reserve come back empty while jobs are ready behind them
+            for (int round = 0; round < EXPIRY_ROUNDS && taken.size() < wantedHere; round++) {
+                int want = wantedHere - taken.size();
+                List<ReadyRow> page = r.readyRows(app, service, now, want + EXPIRED_SLACK);
+                List<Long> expired = new ArrayList<>();
+                List<Long> ready = new ArrayList<>();
+                for (ReadyRow row : page) {
+                    if (row.expireAt != null && row.expireAt < now) {
+                        expired.add(row.id);
+                    } else if (ready.size() < want) {
+                        ready.add(row.id);
+                    }
+                }
+                expire(m, expired, now, counts);
+                taken.addAll(reserveAll(r, m, ready, ttrMs, node, now, counts));
+                if (expired.isEmpty() || page.size() < want + EXPIRED_SLACK) {
+                    break; // nothing expired in the way, or nothing more to read
                 }
             }
             counts.writeTo(m);
             s.commit();
             return taken;
+        }
+    }
+
+    /** Takes those of {@code ids} still ready (in id order, the lock order of every claim). */
+    private List<Job> reserveAll(
+            ReservationMapper r,
+            JobMapper m,
+            List<Long> ids,
+            Long ttrMs,
+            String node,
+            long now,
+            LiveCountDeltas counts) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        IdList idList = IdList.of(ids.stream().sorted().toList());
+        String token = tokens.next();
+        if (r.reserve(idList, node, token, now, ttrMs, PullLimits.MIN_TTR_MS, PullLimits.MAX_TTR_MS) == 0) {
+            return List.of();
+        }
+        List<JobRow> rows = m.findByToken(idList, token);
+        r.openLogRows(idList, token, node, now);
+        rows.forEach(row -> counts.moved(row.app, row.service, DELAYED, row.state));
+        return rows.stream().map(JobRows::toJob).toList();
+    }
+
+    /** Ends those of {@code ids} that are past their expiry EXPIRED, in the backlog. */
+    private void expire(JobMapper m, List<Long> ids, long now, LiveCountDeltas counts) {
+        if (ids.isEmpty()) {
+            return;
+        }
+        IdList idList = IdList.of(ids.stream().sorted().toList());
+        String token = tokens.next();
+        if (m.expire(idList, token, now) > 0) {
+            List<JobRow> rows = m.findByToken(idList, token);
+            IdList expired = IdList.of(rows.stream().map(row -> row.id).toList());
+            m.copyToBacklog(expired, token, now);
+            m.deleteLive(expired, token);
+            rows.forEach(row -> counts.removed(row.app, row.service, DELAYED));
         }
     }
 

@@ -13,7 +13,7 @@ public interface ReservationMapper {
 
     List<BacklogRow> backlogs(@Param("services") List<ServiceName> services, @Param("now") long now);
 
-    List<Long> readyIds(
+    List<ReadyRow> readyRows(
             @Param("app") String app,
             @Param("service") String service,
             @Param("now") long now,
