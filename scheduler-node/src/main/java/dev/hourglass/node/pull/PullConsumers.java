@@ -30,10 +30,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The reserve of pull consumers (docs/api.md, "Pull consumers"), with its long poll.
  *
- * <p>A reserve first tries the database at once. With nothing ready and a wait asked for, the
- * consumer waits here, holding no thread (the HTTP front door answers when the future completes),
- * registered under each service it asked for. What wakes it costs per node and service, not per
- * waiter:
+ * <p>A reserve without a wait goes to the database at once. One with a wait waits here from the
+ * start, holding no thread (the front door answers when the future completes), registered under
+ * each service it asked for; its first reserve runs on a reserving thread, unless its services
+ * were all found empty within the last watch interval. What wakes it later costs per node and
+ * service, not per waiter:
  *
  * <ul>
  *   <li>this node made a job of the service due (a submit or retry through it, a result, a lapsed
@@ -45,8 +46,8 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * A wake serves the service's waiters in arrival order, each with a reserve of its own services in
- * its order, until one gets nothing: what is ready is then taken. One wake per service runs at a
- * time, on the reserving threads; a waiter whose wait ran out while it was being served gets what
+ * its order, until one gets nothing (what is ready is then taken), {@value #MAX_SERVED_PER_TURN}
+ * per turn. One wake per service runs at a time, on the reserving threads; a waiter whose wait ran out while it was being served gets what
  * was reserved for it rather than an empty answer, so no reservation is made for nobody.
  */
 public final class PullConsumers implements PulledJobSignals {
@@ -163,9 +164,9 @@ public final class PullConsumers implements PulledJobSignals {
                     "this node holds " + settings.maxWaiting()
                             + " waiting reserves already: wait less, or ask another node");
         }
-        // It waits in line from the start: its first reserve is made by its services' serving
-        // loop (one per service and node), so consumers arriving together are served one reserve
-        // at a time instead of queueing on the service's row lock in the database.
+        // It waits in line from the start; its first reserve runs on a reserving thread (below),
+        // unless its services were all found empty a moment ago: then the watcher or a signal
+        // wakes it, and consumers arriving together do not queue on the service's row lock.
         Waiter w = new Waiter(r, timers.now());
         boolean tryNow = false;
         boolean closed;
