@@ -86,10 +86,19 @@ public final class JobInputs {
 
     /** A consumer's retry hint in a result report: at most {@link JobBounds#MAX_RETRY_AFTER_MS}. */
     Long retryAfterMs(Long given) {
+        return laterBy("retryAfterMs", given);
+    }
+
+    /** A RELEASE's {@code delayMs}: the same bounds as a retry's wait. */
+    Long releaseDelayMs(Long given) {
+        return laterBy("delayMs", given);
+    }
+
+    private static Long laterBy(String field, Long given) {
         if (given != null && (given < 0 || given > JobBounds.MAX_RETRY_AFTER_MS)) {
             throw HourglassException.invalid(
-                    "retryAfterMs",
-                    "retryAfterMs must be in 0.." + JobBounds.MAX_RETRY_AFTER_MS + " (" + JobBounds.MAX_RETRY_AFTER_TEXT
+                    field,
+                    field + " must be in 0.." + JobBounds.MAX_RETRY_AFTER_MS + " (" + JobBounds.MAX_RETRY_AFTER_TEXT
                             + ")");
         }
         return given;

@@ -13,7 +13,6 @@ import dev.hourglass.node.core.job.AttemptResult;
 import dev.hourglass.node.core.job.Backoff;
 import dev.hourglass.node.core.job.Execution;
 import dev.hourglass.node.core.job.Job;
-import dev.hourglass.node.core.job.JobBounds;
 import dev.hourglass.node.core.job.JobIdGenerator;
 import dev.hourglass.node.core.job.JobPage;
 import dev.hourglass.node.core.job.JobQuery;
@@ -36,10 +35,13 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -354,10 +356,10 @@ public final class JobManager {
             ids.add(parsedId(r));
         }
         Map<Long, Job> live =
-                jobs.findLive(ids.stream().filter(java.util.Objects::nonNull).toList());
+                jobs.findLive(ids.stream().filter(Objects::nonNull).toList());
         List<AttemptResult> results = new ArrayList<>(reports.size());
         List<HourglassException> errors = new ArrayList<>(reports.size());
-        java.util.Set<Long> seen = new java.util.HashSet<>();
+        Set<Long> seen = new HashSet<>();
         for (int i = 0; i < reports.size(); i++) {
             ResultReport report = reports.get(i);
             Long id = ids.get(i);
@@ -384,8 +386,8 @@ public final class JobManager {
                 errors.add(e);
             }
         }
-        java.util.Set<Long> ended = engine.recordReported(
-                results.stream().filter(java.util.Objects::nonNull).toList());
+        Set<Long> ended =
+                engine.recordReported(results.stream().filter(Objects::nonNull).toList());
         List<ResultOutcome> answers = new ArrayList<>(reports.size());
         for (int i = 0; i < reports.size(); i++) {
             ResultReport report = reports.get(i);
@@ -425,12 +427,7 @@ public final class JobManager {
         if (delayMs != null && report.getStatus() != CallbackStatus.RELEASE) {
             throw HourglassException.invalid("delayMs", "delayMs goes with RELEASE (RETRY takes retryAfterMs)");
         }
-        if (delayMs != null && (delayMs < 0 || delayMs > JobBounds.MAX_RETRY_AFTER_MS)) {
-            throw HourglassException.invalid(
-                    "delayMs",
-                    "delayMs must be in 0.." + JobBounds.MAX_RETRY_AFTER_MS + " (" + JobBounds.MAX_RETRY_AFTER_TEXT
-                            + ")");
-        }
+        inputs.releaseDelayMs(delayMs);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.hourglass.node.dubbo;
 
+import dev.hourglass.api.DelayJobService;
 import dev.hourglass.node.boot.HourglassNode;
 import dev.hourglass.node.config.NodeConfig;
 import dev.hourglass.node.testing.ApiClient;
@@ -7,6 +8,12 @@ import dev.hourglass.node.testing.EmbeddedMariaDb;
 import dev.hourglass.node.testing.TestNodes;
 import dev.hourglass.node.testing.ZooKeeperLeftovers;
 import org.apache.curator.test.TestingServer;
+import org.apache.dubbo.common.logger.LoggerFactory;
+import org.apache.dubbo.config.ApplicationConfig;
+import org.apache.dubbo.config.ReferenceConfig;
+import org.apache.dubbo.config.bootstrap.DubboBootstrap;
+import org.apache.dubbo.rpc.model.ApplicationModel;
+import org.apache.dubbo.rpc.model.FrameworkModel;
 
 /**
  * A node whose cluster ZooKeeper is a test server the test can reach too, so business providers
@@ -39,6 +46,33 @@ final class DubboNode implements AutoCloseable {
 
     String directUrl() {
         return "dubbo://127.0.0.1:" + node.dubboPort();
+    }
+
+    /** A plain Dubbo client of the node's {@code DelayJobService}, as a client that is not ours calls it. */
+    record PlainClient(DubboBootstrap bootstrap, DelayJobService service) implements AutoCloseable {
+        @Override
+        public void close() {
+            bootstrap.stop();
+            bootstrap.getApplicationModel().getFrameworkModel().destroy();
+        }
+    }
+
+    /** Direct URL, no retries, the token set by hand as an attachment; calls time out after {@code timeoutMs}. */
+    PlainClient plainClient(String name, int timeoutMs) {
+        FrameworkModel framework = new FrameworkModel();
+        LoggerFactory.setLoggerAdapter(framework, "slf4j");
+        DubboBootstrap bootstrap = DubboBootstrap.newInstance(framework);
+        ApplicationModel model = bootstrap.getApplicationModel();
+        ApplicationConfig application = new ApplicationConfig(model, name);
+        application.setQosEnable(false);
+        application.setMetadataType("local");
+        ReferenceConfig<DelayJobService> reference = new ReferenceConfig<>(model.getDefaultModule());
+        reference.setInterface(DelayJobService.class);
+        reference.setUrl(directUrl());
+        reference.setRetries(0);
+        reference.setTimeout(timeoutMs);
+        bootstrap.application(application).reference(reference).start();
+        return new PlainClient(bootstrap, reference.get());
     }
 
     @Override

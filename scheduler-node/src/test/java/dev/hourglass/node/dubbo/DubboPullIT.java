@@ -16,13 +16,7 @@ import dev.hourglass.sdk.dubbo.HourglassDubboClient;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.apache.dubbo.common.logger.LoggerFactory;
-import org.apache.dubbo.config.ApplicationConfig;
-import org.apache.dubbo.config.ReferenceConfig;
-import org.apache.dubbo.config.bootstrap.DubboBootstrap;
 import org.apache.dubbo.rpc.RpcContext;
-import org.apache.dubbo.rpc.model.ApplicationModel;
-import org.apache.dubbo.rpc.model.FrameworkModel;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -37,7 +31,7 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DubboPullIT {
     DubboNode hg;
-    DubboBootstrap client;
+    DubboNode.PlainClient client;
     DelayJobService dubbo;
     String service = "order-close";
 
@@ -48,26 +42,13 @@ class DubboPullIT {
                         .put("/api/v1/services/" + service, "{\"protocol\":\"PULL\"}")
                         .status())
                 .isEqualTo(200);
-        FrameworkModel framework = new FrameworkModel();
-        LoggerFactory.setLoggerAdapter(framework, "slf4j");
-        client = DubboBootstrap.newInstance(framework);
-        ApplicationModel model = client.getApplicationModel();
-        ApplicationConfig application = new ApplicationConfig(model, "pull-client");
-        application.setQosEnable(false);
-        application.setMetadataType("local");
-        ReferenceConfig<DelayJobService> reference = new ReferenceConfig<>(model.getDefaultModule());
-        reference.setInterface(DelayJobService.class);
-        reference.setUrl(hg.directUrl());
-        reference.setRetries(0);
-        reference.setTimeout(15_000); // beyond the longest wait asked here
-        client.application(application).reference(reference).start();
-        dubbo = reference.get();
+        client = hg.plainClient("pull-client", 15_000); // beyond the longest wait asked here
+        dubbo = client.service();
     }
 
     @AfterAll
     void stop() throws Exception {
-        client.stop();
-        client.getApplicationModel().getFrameworkModel().destroy();
+        client.close();
         hg.close();
     }
 

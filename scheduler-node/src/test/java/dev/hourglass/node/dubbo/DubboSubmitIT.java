@@ -28,13 +28,7 @@ import java.util.Map;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
-import org.apache.dubbo.common.logger.LoggerFactory;
-import org.apache.dubbo.config.ApplicationConfig;
-import org.apache.dubbo.config.ReferenceConfig;
-import org.apache.dubbo.config.bootstrap.DubboBootstrap;
 import org.apache.dubbo.rpc.RpcContext;
-import org.apache.dubbo.rpc.model.ApplicationModel;
-import org.apache.dubbo.rpc.model.FrameworkModel;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -50,7 +44,7 @@ class DubboSubmitIT {
     DubboNode hg;
     CallbackReceiver receiver;
     String service;
-    DubboBootstrap plainClient;
+    DubboNode.PlainClient plainClient;
     DelayJobService plain;
 
     @BeforeAll
@@ -64,26 +58,13 @@ class DubboSubmitIT {
                                 "{\"protocol\":\"HTTP\",\"url\":\"" + receiver.url() + "\"}")
                         .status())
                 .isEqualTo(200);
-        FrameworkModel framework = new FrameworkModel();
-        LoggerFactory.setLoggerAdapter(framework, "slf4j");
-        plainClient = DubboBootstrap.newInstance(framework);
-        ApplicationModel model = plainClient.getApplicationModel();
-        ApplicationConfig application = new ApplicationConfig(model, "plain-client");
-        application.setQosEnable(false);
-        application.setMetadataType("local");
-        ReferenceConfig<DelayJobService> reference = new ReferenceConfig<>(model.getDefaultModule());
-        reference.setInterface(DelayJobService.class);
-        reference.setUrl(hg.directUrl());
-        reference.setRetries(0);
-        reference.setTimeout(10_000);
-        plainClient.application(application).reference(reference).start();
-        plain = reference.get();
+        plainClient = hg.plainClient("plain-client", 10_000);
+        plain = plainClient.service();
     }
 
     @AfterAll
     void stop() throws Exception {
-        plainClient.stop();
-        plainClient.getApplicationModel().getFrameworkModel().destroy();
+        plainClient.close();
         receiver.close();
         hg.close();
     }
