@@ -53,6 +53,9 @@ public interface DelayJobService {
     /** Up to 1,000 results at once ({@link ResultReport#getJobId()} names each job); one answer per input, in order. */
     List<ResultAnswer> reportResults(List<ResultReport> results) throws HourglassException;
 
-    /** Moves a reservation's deadline to now + {@code ttrMs}; CONFLICT when the attempt is not current. */
+    /**
+     * Moves a reservation's deadline to now + {@code ttrMs} (0: the job's default TTR, its timeout
+     * within the TTR bounds); CONFLICT when the attempt is not current.
+     */
     Reservation touch(String jobId, int attempt, long ttrMs) throws HourglassException;
 }

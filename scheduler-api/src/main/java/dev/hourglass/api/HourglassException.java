@@ -39,4 +39,9 @@ public class HourglassException extends RuntimeException {
     public static HourglassException conflict(String message) {
         return new HourglassException(ErrorCode.CONFLICT, message);
     }
+
+    /** A conflict about one field of the request (a result or touch for an attempt that is not current: {@code attempt}). */
+    public static HourglassException conflict(String field, String message) {
+        return new HourglassException(ErrorCode.CONFLICT, message, field);
+    }
 }

@@ -377,7 +377,7 @@ public final class JobManager {
                         : get(caller, id); // NOT_FOUND, or final: CONFLICT below
                 AttemptResult result = reported(job, report, now);
                 if (!seen.add(id)) {
-                    throw HourglassException.conflict("job " + id + " has two results in this batch");
+                    throw HourglassException.conflict("jobId", "job " + id + " has two results in this batch");
                 }
                 results.add(result);
                 errors.add(null);
@@ -395,6 +395,7 @@ public final class JobManager {
             HourglassException error = errors.get(i);
             if (error == null && !ended.contains(result.jobId())) {
                 error = HourglassException.conflict(
+                        "attempt",
                         "attempt " + report.getAttempt() + " of job " + result.jobId() + " is not current any more");
             }
             answers.add(new ResultOutcome(
@@ -428,6 +429,10 @@ public final class JobManager {
             throw HourglassException.invalid("delayMs", "delayMs goes with RELEASE (RETRY takes retryAfterMs)");
         }
         inputs.releaseDelayMs(delayMs);
+        if (report.getAttempt() < 1) { // over Dubbo a missing attempt arrives as 0
+            throw HourglassException.invalid(
+                    "attempt", "attempt must be 1 or more: the attempt number the job was handed out with");
+        }
     }
 
     /**
@@ -458,8 +463,10 @@ public final class JobManager {
     }
 
     private static HourglassException notCurrent(long id, int attempt, Job job) {
-        return HourglassException.conflict("attempt " + attempt + " is not the current attempt of job " + id + " ("
-                + job.state() + ", attempt " + job.attempts() + ")");
+        return HourglassException.conflict(
+                "attempt",
+                "attempt " + attempt + " is not the current attempt of job " + id + " (" + job.state() + ", attempt "
+                        + job.attempts() + ")");
     }
 
     /**

@@ -22,6 +22,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -38,15 +39,16 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>this node made a job of the service due (a submit or retry through it, a result, a lapsed
- *       reservation of one of its shards): {@link #due} plans a wake at the job's due time, from
- *       memory — the path of a job submitted through the node its consumer waits on;
+ *       reservation of one of its shards): {@link #due} keeps the job's due time, and each such
+ *       time is a wake in turn, from memory — the path of a job submitted through the node its
+ *       consumer waits on;
  *   <li>the watcher: while a service has waiters, every {@code watchIntervalMs} one read of the
  *       next due time of every watched service (one statement, whatever the number of waiters and
  *       services) plans a wake at each — the path of a job made due through another node.
  * </ul>
  *
  * A wake serves the service's waiters in arrival order, each with a reserve of its own services in
- * its order, until one gets nothing (what is ready is then taken), {@value #MAX_SERVED_PER_TURN}
+ * its order, until one gets fewer than it asked for (what is ready is then taken), {@value #MAX_SERVED_PER_TURN}
  * per turn. One wake per service runs at a time, on the reserving threads; a waiter whose wait ran out while it was being served gets what
  * was reserved for it rather than an empty answer, so no reservation is made for nobody.
  */
@@ -57,9 +59,19 @@ public final class PullConsumers implements PulledJobSignals {
      * @param watchIntervalMs how often the next due time of the services with waiters is read: the
      *     bound on how late a job made due through another node reaches a waiter here
      * @param maxWaiting waiting reserves this node holds at most; one more is RATE_LIMITED
+     * @param reserveAheadMs how long before its due time a job is reserved for the waiters here
+     *     (then handed out at its due time from memory; the reserve reaches twice as far); 0: jobs
+     *     are reserved once due only
+     * @param holdMs how long past its due time a job reserved ahead waits here for a waiter before
+     *     it is given back; its deadline counts from its due time plus this
      */
-    public record Settings(long watchIntervalMs, int maxWaiting) {
-        public static final Settings DEFAULTS = new Settings(100, 10_000);
+    public record Settings(long watchIntervalMs, int maxWaiting, long reserveAheadMs, long holdMs) {
+        public static final Settings DEFAULTS = new Settings(100, 10_000, 100, 200);
+
+        /** No reserving ahead: a job is reserved once due. */
+        public Settings(long watchIntervalMs, int maxWaiting) {
+            this(watchIntervalMs, maxWaiting, 0, 0);
+        }
     }
 
     private final ReservationStore store;
@@ -89,6 +101,38 @@ public final class PullConsumers implements PulledJobSignals {
     private final Map<String, Long> foundEmptyAt = new HashMap<>();
     /** Per service key, when this node last made one of its jobs due; guarded by {@code lock}. */
     private final Map<String, Long> signaledAt = new HashMap<>();
+
+    /**
+     * Per service key, the due times of the jobs this node made due that are still ahead, each a
+     * wake in turn. Only the earliest is planned at a time; without the rest, a job due after
+     * another one planned first waited for the watcher (up to its interval) or for a consumer's next
+     * reserve — jobs submitted in due order, as a steady load is, mostly did. At most {@value
+     * #MAX_KNOWN_DUE} per service (beyond it the watcher finds them). Guarded by {@code lock}.
+     */
+    private final Map<String, TreeSet<Long>> knownDue = new HashMap<>();
+
+    static final int MAX_KNOWN_DUE = 100_000;
+
+    /** Jobs one reserve ahead takes at most (what the waiters of a service ask for together, up to this). */
+    static final int MAX_RESERVED_AHEAD = 1_000;
+
+    /**
+     * Per service key, the jobs reserved ahead for the waiters here, earliest due first: each is
+     * handed out from memory at its due time, to a waiter that asked for the TTR it was reserved
+     * with, or given back {@code holdMs} after it. Guarded by {@code lock}.
+     */
+    private final Map<String, TreeSet<Held>> held = new HashMap<>();
+
+    /**
+     * Per service key, how far this node's last reserve ahead reached while taking everything due
+     * by then: a waiter finding nothing held does not reserve again while it reaches past now + the
+     * lead. A job seen due before it (made due here, or by the watcher) takes it back. Guarded by
+     * {@code lock}.
+     */
+    private final Map<String, Long> heldThrough = new HashMap<>();
+
+    private static final java.util.Comparator<Held> HELD_ORDER = java.util.Comparator.comparingLong(Held::dueAt)
+            .thenComparingLong(h -> h.reserved().job().id());
 
     private final AtomicInteger waiters = new AtomicInteger();
     /** Waiters a service's serving loop serves in one turn before the other services' turns. */
@@ -122,23 +166,48 @@ public final class PullConsumers implements PulledJobSignals {
         this.listener = listener;
     }
 
-    /** Answers every waiting consumer with what it has (nothing), and takes no more waits. */
+    /**
+     * Gives back what was reserved ahead and not handed out, answers every waiting consumer with
+     * what it has (nothing), and takes no more waits.
+     */
     public void close() {
         if (!lifecycle.close()) {
             return;
         }
         List<Waiter> all = new ArrayList<>();
+        List<ReservationStore.HeldJob> unhanded = new ArrayList<>();
         synchronized (lock) {
+            held.values().forEach(h -> h.forEach(j -> unhanded.add(j.reserved())));
+            held.clear();
+            heldThrough.clear();
             waiting.values().forEach(all::addAll);
             waiting.clear();
             plannedWakes.values().forEach(w -> w.task().cancel());
             plannedWakes.clear();
+            knownDue.clear();
             if (watch != null) {
                 watch.cancel();
                 watch = null;
             }
         }
+        giveBack(unhanded);
         all.forEach(w -> w.answer(List.of()));
+    }
+
+    /** Gives back jobs reserved ahead and never handed out; a failure leaves them to their deadline. */
+    private void giveBack(List<ReservationStore.HeldJob> unhanded) {
+        if (unhanded.isEmpty()) {
+            return;
+        }
+        try {
+            store.giveBack(unhanded, nodeId, timers.now());
+        } catch (RuntimeException e) {
+            LOG.warn(
+                    "pull consumers: giving back {} jobs reserved ahead failed (they come back after their"
+                            + " deadline): {}",
+                    unhanded.size(),
+                    e.toString());
+        }
     }
 
     /** Consumers waiting on this node now. */
@@ -153,9 +222,18 @@ public final class PullConsumers implements PulledJobSignals {
     public CompletableFuture<List<Job>> reserve(String app, ReserveRequest request) {
         Request r = validated(app, request);
         if (r.waitMs() == 0 || !lifecycle.isStarted()) {
-            List<Job> now = store.reserve(app, r.services(), r.max(), r.ttrMs(), nodeId, timers.now());
+            long at = timers.now();
+            List<Job> now = new ArrayList<>(takeHeld(r, at)); // reserved ahead here and due: from memory
+            if (now.size() < r.max()) {
+                now.addAll(store.reserve(app, r.services(), r.max() - now.size(), r.ttrMs(), nodeId, at));
+            }
             listener.answered(now.size(), 0);
             return CompletableFuture.completedFuture(now);
+        }
+        List<Job> heldDue = takeHeld(r, timers.now()); // reserved ahead here, due, nobody took them yet
+        if (!heldDue.isEmpty()) {
+            listener.answered(heldDue.size(), 0);
+            return CompletableFuture.completedFuture(heldDue);
         }
         if (waiters.incrementAndGet() > settings.maxWaiting()) {
             waiters.decrementAndGet();
@@ -176,6 +254,7 @@ public final class PullConsumers implements PulledJobSignals {
                 for (String key : r.keys()) {
                     waiting.computeIfAbsent(key, k -> new ArrayDeque<>()).add(w);
                     tryNow |= !recentlyFoundEmpty(key);
+                    planNext(key);
                 }
                 if (watch == null) {
                     watch = timers.after(settings.watchIntervalMs(), this::watchOnReservingThread);
@@ -262,8 +341,8 @@ public final class PullConsumers implements PulledJobSignals {
      * for a job outside {@code scope} (null: every app); CONFLICT when the attempt is not current.
      */
     public Job touch(String scope, long jobId, Integer attempt, Long ttrMs) {
-        if (attempt == null) {
-            throw HourglassException.invalid("attempt", "attempt is required");
+        if (attempt == null || attempt < 1) { // over Dubbo a missing attempt arrives as 0
+            throw HourglassException.invalid("attempt", "attempt is required: 1 or more");
         }
         if (ttrMs != null && (ttrMs < PullLimits.MIN_TTR_MS || ttrMs > PullLimits.MAX_TTR_MS)) {
             throw HourglassException.invalid(
@@ -280,8 +359,10 @@ public final class PullConsumers implements PulledJobSignals {
         if (store.touch(jobId, attempt, ttr, PullLimits.MAX_LIFE_MS, timers.now())
                 .isEmpty()) {
             Job now = visible(scope, jobId);
-            throw HourglassException.conflict("attempt " + attempt + " is not the current reservation of job " + jobId
-                    + " (" + now.state() + ", attempt " + now.attempts() + ")");
+            throw HourglassException.conflict(
+                    "attempt",
+                    "attempt " + attempt + " is not the current reservation of job " + jobId + " (" + now.state()
+                            + ", attempt " + now.attempts() + ")");
         }
         return visible(scope, jobId);
     }
@@ -322,15 +403,78 @@ public final class PullConsumers implements PulledJobSignals {
                 .orElseThrow(() -> HourglassException.notFound("job " + jobId + " not found"));
     }
 
-    /** A PULL job this node made due: its service's waiters are woken at its due time. */
+    /**
+     * A PULL job this node made due: its service's waiters are woken at its due time, also if they
+     * come to wait only after this.
+     */
     @Override
     public void due(String serviceKey, long dueAt) {
         synchronized (lock) {
+            long now = timers.now();
             foundEmptyAt.remove(serviceKey);
-            signaledAt.put(serviceKey, timers.now());
-            if (waiting.containsKey(serviceKey)) {
-                planWake(serviceKey, dueAt);
+            signaledAt.put(serviceKey, now);
+            if (dueAt > now) {
+                TreeSet<Long> ahead = knownDue.computeIfAbsent(serviceKey, k -> new TreeSet<>());
+                ahead.headSet(now, true).clear();
+                if (ahead.size() < MAX_KNOWN_DUE) {
+                    ahead.add(dueAt);
+                }
             }
+            seenDue(serviceKey, dueAt);
+            if (waiting.containsKey(serviceKey)) {
+                planWake(serviceKey, dueAt - settings.reserveAheadMs());
+            }
+        }
+    }
+
+    /**
+     * Guarded by {@code lock}. A job of the service is DELAYED and due then: if the last reserve
+     * ahead reached past it, it did not take this one, so it no longer counts as having taken all.
+     */
+    private void seenDue(String key, long dueAt) {
+        Long through = heldThrough.get(key);
+        if (through != null && through >= dueAt) {
+            heldThrough.put(key, dueAt - 1);
+        }
+    }
+
+    /**
+     * Guarded by {@code lock}. Plans the service's next wake, the earliest of: the hand-out of the
+     * next job held for it that is not due yet (while it has waiters), the give-back of the first
+     * held one, and the reserve ahead of the next due time this node knows of past what is held.
+     */
+    private void planNext(String key) {
+        long now = timers.now();
+        long next = Long.MAX_VALUE;
+        boolean hasWaiters = waiting.containsKey(key);
+        TreeSet<Held> jobs = held.get(key);
+        if (jobs != null && !jobs.isEmpty()) {
+            next = jobs.first().dueAt() + settings.holdMs();
+            // one due already and still here is for nobody waiting now (another TTR): not a wake
+            if (hasWaiters) {
+                for (Held h : jobs) {
+                    if (h.dueAt() > now) {
+                        next = Math.min(next, h.dueAt());
+                        break;
+                    }
+                }
+            }
+        }
+        TreeSet<Long> ahead = knownDue.get(key);
+        if (ahead != null) {
+            // a due time whose reserve ahead has come was served (by the serve that plans this, or
+            // by the first reserve of a waiter that came after it); one within what the last
+            // reserve ahead took all of needs none
+            long served = Math.max(now + settings.reserveAheadMs(), heldThrough.getOrDefault(key, Long.MIN_VALUE));
+            ahead.headSet(served, true).clear();
+            if (ahead.isEmpty()) {
+                knownDue.remove(key);
+            } else if (hasWaiters) {
+                next = Math.min(next, ahead.first() - settings.reserveAheadMs());
+            }
+        }
+        if (next != Long.MAX_VALUE) {
+            planWake(key, next);
         }
     }
 
@@ -351,9 +495,44 @@ public final class PullConsumers implements PulledJobSignals {
                 }
                 plannedWakes.remove(key);
             }
+            handOut(key);
             wake(key);
         });
         plannedWakes.put(key, new PlannedWake(when, task));
+    }
+
+    /**
+     * On the timer's thread, from memory: hands the service's held jobs that are due to its waiters
+     * in arrival order. Not behind a reserve under way on the reserving threads: a database
+     * transaction must not hold up a job that is due and already reserved.
+     */
+    private void handOut(String key) {
+        long now = timers.now();
+        List<Waiter> line;
+        synchronized (lock) {
+            TreeSet<Held> jobs = held.get(key);
+            if (jobs == null || jobs.isEmpty() || jobs.first().dueAt() > now || !waiting.containsKey(key)) {
+                return;
+            }
+            line = new ArrayList<>(waiting.get(key));
+        }
+        for (Waiter w : line) {
+            if (!w.startServing()) {
+                continue; // being served, or answered
+            }
+            List<Job> got = takeHeld(w.request, now);
+            if (got.isEmpty()) {
+                w.stopServing(); // held for another TTR, or none due is left
+                synchronized (lock) {
+                    TreeSet<Held> jobs = held.get(key);
+                    if (jobs == null || jobs.first().dueAt() > now) {
+                        return;
+                    }
+                }
+                continue;
+            }
+            w.answerServed(got);
+        }
     }
 
     /**
@@ -383,8 +562,11 @@ public final class PullConsumers implements PulledJobSignals {
                     if ((dueAt == null || dueAt > readAt) && signaledAt.getOrDefault(key, Long.MIN_VALUE) < readAt) {
                         foundEmptyAt.merge(key, readAt, Math::max); // nothing ready when read
                     }
-                    if (dueAt != null && waiting.containsKey(key)) {
-                        planWake(key, dueAt);
+                    if (dueAt != null) {
+                        seenDue(key, dueAt);
+                        if (waiting.containsKey(key)) {
+                            planWake(key, dueAt - settings.reserveAheadMs());
+                        }
                     }
                 }
             }
@@ -414,11 +596,12 @@ public final class PullConsumers implements PulledJobSignals {
     private void serve(String key) {
         boolean more = false;
         try {
+            giveBackLapsed(key);
             // a turn of at most MAX_SERVED_PER_TURN waiters, then the service goes to the back of
             // the reserving threads' queue: a busy service must not hold a thread (there are two)
             // while other services' wakes and the watcher wait behind it
             for (int served = 0; served < MAX_SERVED_PER_TURN && (more = serveOnce(key)); served++) {
-                // until a waiter gets nothing, or none is left
+                // until a waiter gets fewer than it asked for, or none is left
             }
         } catch (RuntimeException e) {
             LOG.warn("pull consumers: a reserve for waiting consumers of {} failed: {}", key, e.toString());
@@ -426,6 +609,9 @@ public final class PullConsumers implements PulledJobSignals {
             boolean again;
             synchronized (lock) {
                 again = Boolean.TRUE.equals(waking.remove(key)) || more;
+                if (!again) {
+                    planNext(key);
+                }
             }
             if (again) {
                 wake(key);
@@ -452,9 +638,12 @@ public final class PullConsumers implements PulledJobSignals {
     }
 
     /**
-     * One reserve for this waiter, if it is still waiting and nobody else serves it: answered with
-     * what it got, or back to waiting (the services it asked for are then known empty, unless a job
-     * was made due through this node since the reserve began). Whether it got something.
+     * Serves this waiter, if it is still waiting and nobody else serves it: with jobs held for it
+     * that are due (from memory), else with a reserve (ahead, when enabled: what is due now is its
+     * answer, what is due within the reach is held for the waiters here), unless the last reserve
+     * ahead took everything due until past the lead. Answered with what it got, or back to waiting
+     * (the services it asked for are then known empty, unless a job was made due through this node
+     * since the reserve began). Whether it got all it asked for.
      */
     private boolean serveWaiter(Waiter w) {
         if (!w.startServing()) {
@@ -462,17 +651,21 @@ public final class PullConsumers implements PulledJobSignals {
         }
         Request r = w.request;
         long at = timers.now();
-        List<Job> got;
-        try {
-            got = store.reserve(r.app(), r.services(), r.max(), r.ttrMs(), nodeId, at);
-        } catch (RuntimeException e) {
-            w.failServed(e); // its consumer hears of it (UNAVAILABLE), as from a reserve at once
-            throw e;
+        List<Job> got = takeHeld(r, at);
+        boolean reserved = false;
+        if (got.isEmpty() && !coveredAhead(r, at)) {
+            reserved = true;
+            try {
+                got = reserveFor(r, at);
+            } catch (RuntimeException e) {
+                w.failServed(e); // its consumer hears of it (UNAVAILABLE), as from a reserve at once
+                throw e;
+            }
         }
         if (got.isEmpty()) {
             synchronized (lock) {
                 for (String k : r.keys()) {
-                    if (signaledAt.getOrDefault(k, Long.MIN_VALUE) < at) {
+                    if (reserved && signaledAt.getOrDefault(k, Long.MIN_VALUE) < at) {
                         foundEmptyAt.merge(k, at, Math::max);
                     }
                 }
@@ -481,7 +674,138 @@ public final class PullConsumers implements PulledJobSignals {
             return false;
         }
         w.answerServed(got);
-        return true;
+        // fewer than it asked for: what was ready (or what maxInFlight allows) is taken, and the
+        // next waiter's reserve would be a transaction for nothing
+        return got.size() >= r.max();
+    }
+
+    /** Jobs held here for the request's services and TTR that are due at {@code now}, in its order. */
+    private List<Job> takeHeld(Request r, long now) {
+        List<Job> got = new ArrayList<>();
+        synchronized (lock) {
+            for (String key : r.keys()) {
+                TreeSet<Held> jobs = held.get(key);
+                if (jobs == null) {
+                    continue;
+                }
+                for (java.util.Iterator<Held> it = jobs.iterator(); it.hasNext() && got.size() < r.max(); ) {
+                    Held h = it.next();
+                    if (h.dueAt() > now) {
+                        break; // never before its due time
+                    }
+                    if (java.util.Objects.equals(h.ttrMs(), r.ttrMs())) {
+                        got.add(h.reserved().job());
+                        it.remove();
+                    }
+                }
+                if (jobs.isEmpty()) {
+                    held.remove(key);
+                }
+            }
+        }
+        return got;
+    }
+
+    /** Whether the last reserve ahead of each of the request's services took all due until past now + the lead. */
+    private boolean coveredAhead(Request r, long now) {
+        if (settings.reserveAheadMs() == 0) {
+            return false;
+        }
+        synchronized (lock) {
+            return r.keys().stream()
+                    .allMatch(k -> heldThrough.getOrDefault(k, Long.MIN_VALUE) >= now + settings.reserveAheadMs());
+        }
+    }
+
+    /**
+     * Reserves for the request, service by service in its order: what is due now is the answer, up
+     * to its max; with reserving ahead, the jobs due within twice the lead are taken too, for as
+     * many as the waiters here with the same TTR ask, and held for them.
+     */
+    private List<Job> reserveFor(Request r, long at) {
+        long lead = settings.reserveAheadMs();
+        long horizon = at + 2 * lead;
+        List<Job> dueNow = new ArrayList<>();
+        for (String service : r.services()) {
+            if (dueNow.size() >= r.max()) {
+                break;
+            }
+            String key = Job.serviceKey(r.app(), service);
+            int wanted = lead > 0 ? demand(key, r) : r.max() - dueNow.size();
+            List<ReservationStore.HeldJob> taken;
+            try {
+                taken = store.reserveAhead(r.app(), service, wanted, r.ttrMs(), nodeId, at, horizon, settings.holdMs());
+            } catch (RuntimeException e) {
+                if (dueNow.isEmpty()) {
+                    throw e;
+                }
+                // the earlier services' jobs are reserved (committed): hand them out rather than
+                // leave them to their TTR behind an error
+                LOG.warn(
+                        "pull consumers: reserving from {} failed; answering with what was reserved: {}",
+                        key,
+                        e.toString());
+                break;
+            }
+            synchronized (lock) {
+                if (lead > 0 && !taken.isEmpty() && signaledAt.getOrDefault(key, Long.MIN_VALUE) < at) {
+                    // taken in due order: all due by the horizon, or (as many as asked) all due before the last
+                    long through = taken.size() < wanted
+                            ? horizon
+                            : taken.get(taken.size() - 1).dueAt() - 1;
+                    heldThrough.merge(key, through, Math::max);
+                } else if (lead > 0 && taken.isEmpty() && signaledAt.getOrDefault(key, Long.MIN_VALUE) < at) {
+                    heldThrough.merge(key, horizon, Math::max); // nothing due by then
+                }
+                for (ReservationStore.HeldJob h : taken) {
+                    if (h.dueAt() <= at && dueNow.size() < r.max()) {
+                        dueNow.add(h.job());
+                    } else {
+                        held.computeIfAbsent(key, k -> new TreeSet<>(HELD_ORDER))
+                                .add(new Held(h, r.ttrMs()));
+                    }
+                }
+            }
+        }
+        return dueNow;
+    }
+
+    /**
+     * How many to reserve ahead of a service for a waiter: what the waiters of it here that ask
+     * for the same TTR ask for together, at least the waiter's own, at most {@value
+     * #MAX_RESERVED_AHEAD}.
+     */
+    private int demand(String key, Request r) {
+        int sum = 0;
+        synchronized (lock) {
+            Deque<Waiter> line = waiting.get(key);
+            if (line != null) {
+                for (Waiter w : line) {
+                    if (java.util.Objects.equals(w.request.ttrMs(), r.ttrMs())) {
+                        sum += w.request.max();
+                    }
+                }
+            }
+        }
+        return Math.max(r.max(), Math.min(MAX_RESERVED_AHEAD, sum));
+    }
+
+    /** Gives back the service's held jobs nobody took within {@code holdMs} of their due time. */
+    private void giveBackLapsed(String key) {
+        long now = timers.now();
+        List<ReservationStore.HeldJob> lapsed = new ArrayList<>();
+        synchronized (lock) {
+            TreeSet<Held> jobs = held.get(key);
+            while (jobs != null && !jobs.isEmpty() && jobs.first().dueAt() + settings.holdMs() <= now) {
+                Held h = jobs.pollFirst();
+                lapsed.add(h.reserved());
+                seenDue(key, h.dueAt()); // due again, in the database
+            }
+            if (jobs != null && jobs.isEmpty()) {
+                held.remove(key);
+            }
+        }
+        giveBack(lapsed);
     }
 
     /** Takes an answered waiter out of every line it stands in. */
@@ -498,6 +822,7 @@ public final class PullConsumers implements PulledJobSignals {
                         if (planned != null) {
                             planned.task().cancel();
                         }
+                        planNext(key); // what is held for it still has its give-back
                     }
                 }
             }
@@ -511,6 +836,13 @@ public final class PullConsumers implements PulledJobSignals {
     }
 
     private record PlannedWake(long at, TaskScheduler.Scheduled task) {}
+
+    /** A job reserved ahead and held here, with the TTR it was reserved with (null: the default). */
+    private record Held(ReservationStore.HeldJob reserved, Long ttrMs) {
+        long dueAt() {
+            return reserved.dueAt();
+        }
+    }
 
     /**
      * One waiting reserve. States: WAITING → SERVING (a reserve is under way for it) → back to

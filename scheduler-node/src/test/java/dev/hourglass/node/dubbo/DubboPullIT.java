@@ -89,6 +89,11 @@ class DubboPullIT {
         });
         Reservation touched = call(() -> dubbo.touch(b, 1, 120_000));
         assertThat(touched.getDeadline().toEpochMilli()).isGreaterThan(System.currentTimeMillis() + 110_000);
+        // 0: the default TTR, the service's timeout (30 s), as a touch without ttrMs over HTTP
+        long before = System.currentTimeMillis();
+        Reservation byDefault = call(() -> dubbo.touch(b, 1, 0));
+        assertThat(byDefault.getDeadline().toEpochMilli())
+                .isBetween(before + 30_000, System.currentTimeMillis() + 30_000);
         List<ResultAnswer> answers = call(() -> dubbo.reportResults(List.of(
                 new ResultReport().setJobId(a).setAttempt(1).setStatus(CallbackStatus.SUCCESS),
                 new ResultReport().setJobId(b).setAttempt(2).setStatus(CallbackStatus.SUCCESS),
@@ -101,9 +106,11 @@ class DubboPullIT {
                 .extracting(ResultAnswer::getState)
                 .containsExactly(JobState.FINISHED, null, JobState.DELAYED);
         assertThat(answers.get(1).getErrorCode()).isEqualTo(ErrorCode.CONFLICT);
+        assertThat(answers.get(1).getErrorField()).isEqualTo("attempt");
         HourglassException stale =
                 catchThrowableOfType(HourglassException.class, () -> call(() -> dubbo.touch(b, 1, 5_000)));
         assertThat(stale.code()).isEqualTo(ErrorCode.CONFLICT);
+        assertThat(stale.field()).isEqualTo("attempt");
     }
 
     @Test
@@ -142,5 +149,21 @@ class DubboPullIT {
         assertThat(e.field()).isEqualTo("max");
         e = catchThrowableOfType(HourglassException.class, () -> call(() -> dubbo.touch("12", 1, 10)));
         assertThat(e.field()).isEqualTo("ttrMs");
+        // an attempt never set arrives as 0 over Dubbo: refused for its field, not a 409
+        String id = submit(0);
+        assertThat(call(() -> dubbo.reserve(request(1, null))))
+                .extracting(Reservation::getId)
+                .containsExactly(id);
+        List<ResultAnswer> unset = call(() ->
+                dubbo.reportResults(List.of(new ResultReport().setJobId(id).setStatus(CallbackStatus.SUCCESS))));
+        assertThat(unset.get(0).getErrorCode()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+        assertThat(unset.get(0).getErrorField()).isEqualTo("attempt");
+        e = catchThrowableOfType(
+                HourglassException.class,
+                () -> call(() -> dubbo.reportResult(id, new ResultReport().setStatus(CallbackStatus.SUCCESS))));
+        assertThat(e.field()).isEqualTo("attempt");
+        assertThat(hg.app.get("/api/v1/jobs/" + id).json().get("state").asText())
+                .as("nothing changed")
+                .isEqualTo("RUNNING");
     }
 }

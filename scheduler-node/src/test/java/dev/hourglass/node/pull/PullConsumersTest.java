@@ -48,28 +48,58 @@ class PullConsumersTest {
         pull.start();
     }
 
-    /** The store: ready jobs per service, and a count of each kind of read. */
+    /** The store: DELAYED jobs per service in due order, and a count of each kind of call. */
     static class FakeReservations implements ReservationStore {
-        final Map<String, Deque<Job>> ready = new java.util.HashMap<>();
+        final Map<String, Deque<HeldJob>> ready = new java.util.HashMap<>();
         final Map<String, Long> next = new java.util.HashMap<>();
+        final List<HeldJob> givenBack = new ArrayList<>();
+        /** Each reserve: the horizon it reached to. */
+        final List<Long> horizons = new ArrayList<>();
+
         int reserves;
         int nextDueReads;
 
+        /** A job due long ago: ready whenever asked. */
         void ready(String service, long id) {
-            ready.computeIfAbsent(service, s -> new ArrayDeque<>()).add(job(service, id));
+            readyAt(service, id, T0 - 60_000);
+        }
+
+        /** A job due at {@code dueAt} (added in due order). */
+        void readyAt(String service, long id, long dueAt) {
+            ready.computeIfAbsent(service, s -> new ArrayDeque<>()).add(new HeldJob(job(service, id), dueAt));
         }
 
         @Override
         public List<Job> reserve(String app, List<String> services, int max, Long ttrMs, String node, long now) {
-            reserves++;
             List<Job> got = new ArrayList<>();
             for (String s : services) {
-                Deque<Job> q = ready.getOrDefault(s, new ArrayDeque<>());
-                while (!q.isEmpty() && got.size() < max) {
-                    got.add(q.poll());
+                if (got.size() < max) {
+                    reserveAhead(app, s, max - got.size(), ttrMs, node, now, now, 0)
+                            .forEach(h -> got.add(h.job()));
                 }
             }
             return got;
+        }
+
+        @Override
+        public List<HeldJob> reserveAhead(
+                String app, String service, int max, Long ttrMs, String node, long now, long horizon, long holdMs) {
+            reserves++;
+            horizons.add(horizon);
+            List<HeldJob> got = new ArrayList<>();
+            Deque<HeldJob> q = ready.getOrDefault(service, new ArrayDeque<>());
+            while (!q.isEmpty() && got.size() < max && q.peek().dueAt() <= horizon) {
+                got.add(q.poll());
+            }
+            return got;
+        }
+
+        @Override
+        public int giveBack(Collection<HeldJob> held, String node, long now) {
+            givenBack.addAll(held);
+            held.forEach(h -> ready.computeIfAbsent(h.job().service(), s -> new ArrayDeque<>())
+                    .addFirst(h));
+            return held.size();
         }
 
         @Override
@@ -200,6 +230,66 @@ class PullConsumersTest {
         assertThat(pull.waiting()).isEqualTo(1);
     }
 
+    /**
+     * Jobs submitted in due order signal their due times in that order: each is a wake of its own,
+     * not only the first planned (the later ones waited for a consumer's next reserve; the watcher
+     * here knows of none), also for a consumer that comes to wait after the signal.
+     */
+    @Test
+    void everyDueTimeMadeHereWakesTheWaitersNotOnlyTheFirst() {
+        String key = Job.serviceKey(APP, "work");
+        CompletableFuture<List<Job>> first = reserve(10_000, "work");
+        CompletableFuture<List<Job>> second = reserve(10_000, "work");
+        time.runDue(); // their first reserve finds nothing
+        pull.due(key, T0 + 100);
+        pull.due(key, T0 + 200);
+        pull.due(key, T0 + 300);
+        time.advanceTo(T0 + 99);
+        store.ready("work", 1);
+        time.advanceTo(T0 + 100);
+        assertThat(first.join()).extracting(Job::id).containsExactly(1L);
+        time.advanceTo(T0 + 199);
+        store.ready("work", 2);
+        assertThat(second).isNotDone();
+        time.advanceTo(T0 + 200);
+        assertThat(second).as("woken at the second due time").isCompleted();
+        assertThat(second.join()).extracting(Job::id).containsExactly(2L);
+        time.advanceTo(T0 + 250);
+        CompletableFuture<List<Job>> third = reserve(10_000, "work"); // after the signal of T0 + 300
+        time.advanceTo(T0 + 299);
+        store.ready("work", 3);
+        assertThat(third).isNotDone();
+        time.advanceTo(T0 + 300);
+        assertThat(third)
+                .as("woken at the third due time, signaled before it came")
+                .isCompleted();
+        assertThat(third.join()).extracting(Job::id).containsExactly(3L);
+        assertThat(store.nextDue(List.of(key)))
+                .as("the watcher knew of none of them")
+                .isEmpty();
+    }
+
+    /** A waiter that got fewer than it asked for took what was ready: the next is not asked. */
+    @Test
+    void aWakeStopsAtTheFirstWaiterThatGotLessThanItsMax() {
+        List<CompletableFuture<List<Job>>> waiting = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            waiting.add(pull.reserve(
+                    APP,
+                    new ReserveRequest().setServices(List.of("work")).setMax(5).setWaitMs(10_000L)));
+        }
+        time.runDue();
+        int before = store.reserves;
+        store.ready("work", 1);
+        store.ready("work", 2);
+        pull.due(Job.serviceKey(APP, "work"), T0 + 10);
+        time.advanceTo(T0 + 10);
+        assertThat(waiting.get(0).join()).extracting(Job::id).containsExactly(1L, 2L);
+        assertThat(store.reserves - before).as("one reserve: it got 2 of 5").isEqualTo(1);
+        assertThat(waiting.get(1)).isNotDone();
+        assertThat(waiting.get(2)).isNotDone();
+    }
+
     @Test
     void aJobMadeDueThroughAnotherNodeIsFoundByTheWatcher() {
         CompletableFuture<List<Job>> waiting = reserve(10_000, "work");
@@ -263,7 +353,8 @@ class PullConsumersTest {
     void aDatabaseFailureReachesTheWaitingConsumerItWasServing() {
         FakeReservations failing = new FakeReservations() {
             @Override
-            public List<Job> reserve(String app, List<String> services, int max, Long ttrMs, String node, long now) {
+            public List<HeldJob> reserveAhead(
+                    String app, String service, int max, Long ttrMs, String node, long now, long horizon, long holdMs) {
                 throw new dev.hourglass.node.core.port.StoreUnavailableException("database down", null);
             }
         };
@@ -274,6 +365,124 @@ class PullConsumersTest {
         time.runDue();
         assertThat(waiting).isCompletedExceptionally();
         assertThat(pull.waiting()).isZero();
+    }
+
+    // ---- reserving ahead (the node's defaults: 100 ms ahead, held up to 200 ms past the due time) ----
+
+    private void reservingAhead() {
+        pull.close();
+        pull = new PullConsumers(
+                store,
+                JOBS_UNUSED,
+                new Services(),
+                "n1",
+                time,
+                time,
+                new PullConsumers.Settings(100, 10_000, 100, 200));
+        pull.start();
+    }
+
+    @Test
+    void aJobKnownDueIsReservedAheadAndHandedOutAtItsDueTimeNeverBefore() {
+        reservingAhead();
+        CompletableFuture<List<Job>> waiting = reserve(10_000, "work");
+        time.runDue();
+        int before = store.reserves;
+        store.readyAt("work", 1, T0 + 500);
+        pull.due(Job.serviceKey(APP, "work"), T0 + 500);
+        time.advanceTo(T0 + 399);
+        assertThat(store.reserves).as("not yet a lead before its due time").isEqualTo(before);
+        time.advanceTo(T0 + 400);
+        assertThat(store.reserves).as("reserved a lead ahead").isEqualTo(before + 1);
+        assertThat(store.horizons.get(store.horizons.size() - 1)).isEqualTo(T0 + 600);
+        time.advanceTo(T0 + 499);
+        assertThat(waiting).as("held, not handed out before its due time").isNotDone();
+        time.advanceTo(T0 + 500);
+        assertThat(waiting).isCompleted();
+        assertThat(waiting.join()).extracting(Job::id).containsExactly(1L);
+        assertThat(store.reserves).as("handed out from memory").isEqualTo(before + 1);
+    }
+
+    @Test
+    void oneReserveAheadServesTheJobsDueWithinItsReach() {
+        reservingAhead();
+        String key = Job.serviceKey(APP, "work");
+        List<CompletableFuture<List<Job>>> waiting = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            waiting.add(reserve(10_000, "work"));
+        }
+        time.runDue();
+        int before = store.reserves;
+        for (int i = 0; i < 3; i++) {
+            store.readyAt("work", 10 + i, T0 + 500 + 20 * i);
+            pull.due(key, T0 + 500 + 20 * i);
+        }
+        time.advanceTo(T0 + 519);
+        assertThat(waiting.get(0).join()).extracting(Job::id).containsExactly(10L);
+        assertThat(waiting.get(1)).isNotDone();
+        time.advanceTo(T0 + 520);
+        assertThat(waiting.get(1).join()).extracting(Job::id).containsExactly(11L);
+        time.advanceTo(T0 + 540);
+        assertThat(waiting.get(2).join()).extracting(Job::id).containsExactly(12L);
+        assertThat(store.horizons.get(before))
+                .as("the first reserve, a lead before the first due time, reached past all three")
+                .isEqualTo(T0 + 600);
+        // it took as many as asked (one per waiter): whether more were due within its reach is not
+        // known, so a waiter served after it reserves further ahead once
+        assertThat(store.reserves - before).isLessThanOrEqualTo(2);
+    }
+
+    @Test
+    void aHeldJobNobodyTakesIsGivenBackAfterTheHold() {
+        reservingAhead();
+        CompletableFuture<List<Job>> waiting = reserve(450, "work");
+        time.runDue();
+        store.readyAt("work", 1, T0 + 500);
+        pull.due(Job.serviceKey(APP, "work"), T0 + 500);
+        time.advanceTo(T0 + 450);
+        assertThat(waiting.join()).as("its wait ran out before the job was due").isEmpty();
+        time.advanceTo(T0 + 699);
+        assertThat(store.givenBack).isEmpty();
+        time.advanceTo(T0 + 700);
+        assertThat(store.givenBack).extracting(h -> h.job().id()).containsExactly(1L);
+        CompletableFuture<List<Job>> next = reserve(0, "work");
+        assertThat(next.join()).as("reservable again").extracting(Job::id).containsExactly(1L);
+    }
+
+    @Test
+    void aReserveOfAnotherTtrIsNotHandedAJobHeldForOne() {
+        reservingAhead();
+        CompletableFuture<List<Job>> waiting = reserve(450, "work"); // the default TTR
+        time.runDue();
+        store.readyAt("work", 1, T0 + 500);
+        pull.due(Job.serviceKey(APP, "work"), T0 + 500);
+        time.advanceTo(T0 + 450); // reserved ahead at T0 + 400, for the default TTR
+        assertThat(waiting.join()).isEmpty();
+        CompletableFuture<List<Job>> other = pull.reserve(
+                APP,
+                new ReserveRequest()
+                        .setServices(List.of("work"))
+                        .setTtrMs(60_000L)
+                        .setWaitMs(100L));
+        time.advanceTo(T0 + 550);
+        assertThat(other.join()).as("held for another TTR").isEmpty();
+        assertThat(reserve(0, "work").join())
+                .as("the same TTR: handed out")
+                .extracting(Job::id)
+                .containsExactly(1L);
+    }
+
+    @Test
+    void stoppingGivesBackWhatIsHeld() {
+        reservingAhead();
+        CompletableFuture<List<Job>> waiting = reserve(10_000, "work");
+        time.runDue();
+        store.readyAt("work", 1, T0 + 500);
+        pull.due(Job.serviceKey(APP, "work"), T0 + 500);
+        time.advanceTo(T0 + 450);
+        pull.close();
+        assertThat(waiting.join()).isEmpty();
+        assertThat(store.givenBack).extracting(h -> h.job().id()).containsExactly(1L);
     }
 
     @Test

@@ -220,6 +220,7 @@ public abstract class PullContract {
                 .isGreaterThan(System.currentTimeMillis() + 50_000);
         Answer stale = result(id, 1, "SUCCESS", "");
         assertThat(stale.status()).isEqualTo(409);
+        assertThat(stale.errorField()).isEqualTo("attempt");
         assertThat(f.state(id)).as("the stale ack changed nothing").isEqualTo("RUNNING");
         assertThat(result(id, 2, "SUCCESS", "").status()).isEqualTo(200);
         assertThat(f.executions(id)).extracting(e -> e.get("outcome").asText()).containsExactly("TIMEOUT", "SUCCESS");
@@ -236,9 +237,9 @@ public abstract class PullContract {
                 .isGreaterThan(System.currentTimeMillis() + 8_000);
         Thread.sleep(1_600); // past the first deadline
         assertThat(f.state(id)).as("the touched reservation holds").isEqualTo("RUNNING");
-        assertThat(f.app.post("/api/v1/jobs/" + id + "/touch", "{\"attempt\":2,\"ttrMs\":10000}")
-                        .status())
-                .isEqualTo(409);
+        refused(f.app.post("/api/v1/jobs/" + id + "/touch", "{\"attempt\":2,\"ttrMs\":10000}"), 409, "attempt");
+        refused(f.app.post("/api/v1/jobs/" + id + "/touch", "{\"attempt\":0,\"ttrMs\":10000}"), 400, "attempt");
+        refused(result(id, 0, "SUCCESS", ""), 400, "attempt");
         Answer bad = f.app.post("/api/v1/jobs/" + id + "/touch", "{\"attempt\":1,\"ttrMs\":999}");
         assertThat(bad.status()).isEqualTo(400);
         assertThat(bad.errorField()).isEqualTo("ttrMs");
@@ -344,7 +345,7 @@ public abstract class PullContract {
 
         // RELEASE is for reservations only; PULL only with CONSUMER; no move between PULL and push
         String pushedJob = f.submit(pushed, 60_000, "").get("id").asText();
-        refused(result(pushedJob, 0, "RELEASE", ""), 400, "status");
+        refused(result(pushedJob, 1, "RELEASE", ""), 400, "status");
         refused(f.app.put("/api/v1/services/" + s, "{\"protocol\":\"PULL\",\"ackMode\":\"AUTO\"}"), 400, "ackMode");
         assertThat(f.app.put("/api/v1/services/" + s, "{\"protocol\":\"HTTP\",\"url\":\"" + f.receiver.url() + "\"}")
                         .status())

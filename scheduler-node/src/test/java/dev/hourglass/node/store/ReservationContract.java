@@ -156,6 +156,63 @@ public abstract class ReservationContract {
                 .isEmpty();
     }
 
+    /**
+     * Reserving ahead for a node's waiting consumers: the jobs due by the horizon, each with its
+     * deadline and log row counted from its due time (it is handed out then), nothing beyond the
+     * horizon; what is given back is as it was, ready for the same attempt.
+     */
+    @Test
+    void aReserveAheadTakesWhatIsDueByItsHorizonAndAGiveBackPutsItBackAsItWas() {
+        Job overdue = stored("ahead", T0 - 50);
+        Job soon = stored("ahead", T0 + 150);
+        Job beyond = stored("ahead", T0 + 250);
+        Job expiresFirst = stored("ahead", T0 + 120, T0 + 100); // expired by the time it is due
+
+        List<ReservationStore.HeldJob> held =
+                reservations.reserveAhead(app, "ahead", 10, 5_000L, "n1", T0, T0 + 200, 300);
+
+        assertThat(held).extracting(h -> h.job().id()).containsExactly(overdue.id(), soon.id());
+        assertThat(held).extracting(ReservationStore.HeldJob::dueAt).containsExactly(T0 - 50, T0 + 150);
+        assertThat(held.get(0).job().dueAt())
+                .as("due already: from now, plus the hold")
+                .isEqualTo(T0 + 300 + 5_000);
+        assertThat(held.get(1).job().dueAt())
+                .as("from its due time, plus the hold")
+                .isEqualTo(T0 + 150 + 300 + 5_000);
+        assertThat(jobs.executions(soon.id()).get(0).firedAt())
+                .as("handed out at its due time")
+                .isEqualTo(T0 + 150);
+        assertThat(jobs.executions(overdue.id()).get(0).firedAt()).isEqualTo(T0);
+        assertThat(jobs.find(beyond.id()).orElseThrow().state())
+                .as("beyond the horizon")
+                .isEqualTo(JobState.DELAYED);
+        assertThat(jobs.find(expiresFirst.id()).orElseThrow().state())
+                .as("not reserved ahead past its expiry")
+                .isEqualTo(JobState.DELAYED);
+
+        assertThat(reservations.giveBack(held, "n2", T0 + 10))
+                .as("only by the node holding them")
+                .isZero();
+        assertThat(reservations.giveBack(held, "n1", T0 + 10)).isEqualTo(2);
+        Job back = jobs.find(soon.id()).orElseThrow();
+        assertThat(back.state()).isEqualTo(JobState.DELAYED);
+        assertThat(back.attempts()).as("the attempt taken back").isZero();
+        assertThat(back.dueAt()).as("due when it was").isEqualTo(T0 + 150);
+        assertThat(jobs.executions(soon.id()))
+                .as("no attempt shows that never left the node")
+                .isEmpty();
+        assertThat(reservations.giveBack(held, "n1", T0 + 20))
+                .as("given back once")
+                .isZero();
+        assertThat(ids(reservations.reserve(app, List.of("ahead"), 10, 5_000L, "n1", T0 + 200)))
+                .as("the same attempt made again")
+                .containsExactly(overdue.id(), soon.id());
+        assertThat(jobs.find(soon.id()).orElseThrow().attempts()).isEqualTo(1);
+        assertThat(jobs.find(expiresFirst.id()).orElseThrow().state())
+                .as("expired once due")
+                .isEqualTo(JobState.EXPIRED);
+    }
+
     @Test
     void aJobPastItsExpiryIsExpiredNotReserved() {
         Job expired = stored("exp", T0 - 1_000, T0 - 1);

@@ -219,7 +219,9 @@ public final class DubboJobService implements DelayJobService {
 
     @Override
     public Reservation touch(String jobId, int attempt, long ttrMs) {
-        return call("touch", () -> JobViews.reservation(pull.touch(caller().scope(), id(jobId), attempt, ttrMs)));
+        // a long cannot be left out over Dubbo: 0 asks for the default, as a missing ttrMs does over HTTP
+        Long ttr = ttrMs == 0 ? null : ttrMs;
+        return call("touch", () -> JobViews.reservation(pull.touch(caller().scope(), id(jobId), attempt, ttr)));
     }
 
     // ---- the caller ------------------------------------------------------------------------------

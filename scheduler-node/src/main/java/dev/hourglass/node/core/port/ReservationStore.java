@@ -26,6 +26,26 @@ public interface ReservationStore {
     List<Job> reserve(String app, List<String> services, int max, Long ttrMs, String node, long now);
 
     /**
+     * Reserves ahead, for consumers waiting on this node: as {@link #reserve} for one service, but
+     * the jobs due by {@code horizon}, not only by {@code now}. The node hands each out at its due
+     * time, never before; each one's deadline is {@code max(due, now) + TTR + holdMs} (it may be
+     * handed out up to {@code holdMs} after its due time, and its consumer still gets the whole
+     * TTR), and its execution-log row says it was handed out at {@code max(due, now)}.
+     */
+    List<HeldJob> reserveAhead(
+            String app, String service, int max, Long ttrMs, String node, long now, long horizon, long holdMs);
+
+    /** A job reserved ahead (RUNNING, its new attempt), and when it is due: not handed out before. */
+    record HeldJob(Job job, long dueAt) {}
+
+    /**
+     * Gives back reservations made ahead and never handed out: each DELAYED again, due when it was,
+     * with its attempt number and execution-log row taken back, so the next reserve makes the same
+     * attempt. Conditional on the attempt being still this node's; returns how many were given back.
+     */
+    int giveBack(Collection<HeldJob> held, String node, long now);
+
+    /**
      * The earliest due time of a DELAYED job of each of these services (keys {@code app/service});
      * a service without one is absent. One read for all: what a node's watcher of waiting consumers
      * asks, whatever the number of waiters.

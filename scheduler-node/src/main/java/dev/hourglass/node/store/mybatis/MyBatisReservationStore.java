@@ -51,7 +51,10 @@ public final class MyBatisReservationStore implements ReservationStore {
             }
             List<Job> taken;
             try {
-                taken = new ArrayList<>(failures.retryingDeadlocks(() -> take(app, service, wanted, ttrMs, node, now)));
+                taken = new ArrayList<>(
+                        failures.retryingDeadlocks(() -> take(app, service, wanted, ttrMs, node, now, now, 0)).stream()
+                                .map(HeldJob::job)
+                                .toList());
             } catch (RuntimeException e) {
                 if (reserved.isEmpty()) {
                     throw e;
@@ -72,8 +75,52 @@ public final class MyBatisReservationStore implements ReservationStore {
         return reserved;
     }
 
-    /** One transaction: takes up to {@code wanted} of what is ready; expires what is past its expiry. */
-    private List<Job> take(String app, String service, int wanted, Long ttrMs, String node, long now) {
+    @Override
+    public List<HeldJob> reserveAhead(
+            String app, String service, int max, Long ttrMs, String node, long now, long horizon, long holdMs) {
+        List<HeldJob> taken = new ArrayList<>(
+                failures.retryingDeadlocks(() -> take(app, service, max, ttrMs, node, now, horizon, holdMs)));
+        taken.sort(Comparator.comparingLong(HeldJob::dueAt)
+                .thenComparingLong(h -> h.job().id()));
+        return taken;
+    }
+
+    @Override
+    public int giveBack(Collection<HeldJob> held, String node, long now) {
+        if (held.isEmpty()) {
+            return 0;
+        }
+        List<HeldJob> ordered = held.stream()
+                .sorted(Comparator.comparingLong(h -> h.job().id()))
+                .toList();
+        return failures.retryingDeadlocks(() -> {
+            try (SqlSession s = sessions.openSession(false)) {
+                JobMapper m = s.getMapper(JobMapper.class);
+                ReservationMapper r = s.getMapper(ReservationMapper.class);
+                LiveJobs live =
+                        LiveJobs.lock(m, ordered.stream().map(h -> h.job().id()).toList());
+                int given = 0;
+                for (HeldJob h : ordered) {
+                    Job job = h.job();
+                    if (r.unreserve(job.id(), job.attempts(), h.dueAt(), node, now) == 1) {
+                        live.moveRunning(job.id(), job.attempts(), DELAYED);
+                        m.deleteOpenExecution(job.id(), job.attempts());
+                        given++;
+                    }
+                }
+                live.counts().writeTo(m);
+                s.commit();
+                return given;
+            }
+        });
+    }
+
+    /**
+     * One transaction: takes up to {@code wanted} of what is due by {@code horizon}; expires what is
+     * past its expiry.
+     */
+    private List<HeldJob> take(
+            String app, String service, int wanted, Long ttrMs, String node, long now, long horizon, long holdMs) {
         try (SqlSession s = sessions.openSession(false)) {
             ReservationMapper r = s.getMapper(ReservationMapper.class);
             JobMapper m = s.getMapper(JobMapper.class);
@@ -83,23 +130,23 @@ public final class MyBatisReservationStore implements ReservationStore {
             }
             int wantedHere = (int) Math.max(0, Math.min(wanted, maxInFlight - r.openReservations(app, service)));
             LiveCountDeltas counts = new LiveCountDeltas();
-            List<Job> taken = new ArrayList<>();
+            List<HeldJob> taken = new ArrayList<>();
             // jobs past their expiry at the head of the queue are expired on the way: a page of
             // them must not make the reserve come back empty while jobs are ready behind them
             for (int round = 0; round < EXPIRY_ROUNDS && taken.size() < wantedHere; round++) {
                 int want = wantedHere - taken.size();
-                List<ReadyRow> page = r.readyRows(app, service, now, want + EXPIRED_SLACK);
+                List<ReadyRow> page = r.readyRows(app, service, horizon, want + EXPIRED_SLACK);
                 List<Long> expired = new ArrayList<>();
-                List<Long> ready = new ArrayList<>();
+                Map<Long, Long> ready = new HashMap<>(); // id → due time
                 for (ReadyRow row : page) {
                     if (row.expireAt != null && row.expireAt < now) {
                         expired.add(row.id);
                     } else if (ready.size() < want) {
-                        ready.add(row.id);
+                        ready.put(row.id, row.dueAt);
                     }
                 }
                 expire(m, expired, now, counts);
-                taken.addAll(reserveAll(r, m, ready, ttrMs, node, now, counts));
+                taken.addAll(reserveAll(r, m, ready, ttrMs, node, now, horizon, holdMs, counts));
                 if (expired.isEmpty() || page.size() < want + EXPIRED_SLACK) {
                     break; // nothing expired in the way, or nothing more to read
                 }
@@ -110,27 +157,42 @@ public final class MyBatisReservationStore implements ReservationStore {
         }
     }
 
-    /** Takes those of {@code ids} still ready (in id order, the lock order of every claim). */
-    private List<Job> reserveAll(
+    /**
+     * Takes those of {@code dueAt}'s ids still ready (in id order, the lock order of every claim);
+     * each is handed out at its due time, or now if that has passed.
+     */
+    private List<HeldJob> reserveAll(
             ReservationMapper r,
             JobMapper m,
-            List<Long> ids,
+            Map<Long, Long> dueAt,
             Long ttrMs,
             String node,
             long now,
+            long horizon,
+            long holdMs,
             LiveCountDeltas counts) {
-        if (ids.isEmpty()) {
+        if (dueAt.isEmpty()) {
             return List.of();
         }
-        IdList idList = IdList.of(ids.stream().sorted().toList());
+        IdList idList = IdList.of(dueAt.keySet().stream().sorted().toList());
         String token = tokens.next();
-        if (r.reserve(idList, node, token, now, ttrMs, PullLimits.MIN_TTR_MS, PullLimits.MAX_TTR_MS) == 0) {
+        if (r.reserve(idList, node, token, now, horizon, holdMs, ttrMs, PullLimits.MIN_TTR_MS, PullLimits.MAX_TTR_MS)
+                == 0) {
             return List.of();
         }
         List<JobRow> rows = m.findByToken(idList, token);
-        r.openLogRows(idList, token, node, now);
-        rows.forEach(row -> counts.moved(row.app, row.service, DELAYED, row.state));
-        return rows.stream().map(JobRows::toJob).toList();
+        List<HeldJob> taken = new ArrayList<>(rows.size());
+        List<ReservationMapper.LogRowAt> log = new ArrayList<>(rows.size());
+        for (JobRow row : rows) {
+            long due = dueAt.get(row.id);
+            long handedOutAt = Math.max(due, now);
+            taken.add(new HeldJob(JobRows.toJob(row), due));
+            log.add(new ReservationMapper.LogRowAt(
+                    row.id, row.attempts, row.fireAt, handedOutAt, row.app, row.service));
+            counts.moved(row.app, row.service, DELAYED, row.state);
+        }
+        r.openLogRows(log, node);
+        return taken;
     }
 
     /** Ends those of {@code ids} that are past their expiry EXPIRED, in the backlog. */

@@ -4,4 +4,5 @@ package dev.hourglass.node.store.mybatis;
 public class ReadyRow {
     public long id;
     public Long expireAt;
+    public long dueAt;
 }

@@ -16,7 +16,7 @@ public interface ReservationMapper {
     List<ReadyRow> readyRows(
             @Param("app") String app,
             @Param("service") String service,
-            @Param("now") long now,
+            @Param("horizon") long horizon,
             @Param("limit") int limit);
 
     int reserve(
@@ -24,12 +24,39 @@ public interface ReservationMapper {
             @Param("node") String node,
             @Param("token") String token,
             @Param("now") long now,
+            @Param("horizon") long horizon,
+            @Param("holdMs") long holdMs,
             @Param("ttrMs") Long ttrMs,
             @Param("minTtrMs") long minTtrMs,
             @Param("maxTtrMs") long maxTtrMs);
 
-    int openLogRows(
-            @Param("ids") IdList ids, @Param("token") String token, @Param("node") String node, @Param("now") long now);
+    int openLogRows(@Param("rows") List<LogRowAt> rows, @Param("node") String node);
+
+    /** An attempt's log row to open: handed out at {@code firedAt} (public fields: MyBatis reads them). */
+    final class LogRowAt {
+        public final long jobId;
+        public final int attempt;
+        public final long fireAt;
+        public final long firedAt;
+        public final String app;
+        public final String service;
+
+        LogRowAt(long jobId, int attempt, long fireAt, long firedAt, String app, String service) {
+            this.jobId = jobId;
+            this.attempt = attempt;
+            this.fireAt = fireAt;
+            this.firedAt = firedAt;
+            this.app = app;
+            this.service = service;
+        }
+    }
+
+    int unreserve(
+            @Param("jobId") long jobId,
+            @Param("attempt") int attempt,
+            @Param("dueAt") long dueAt,
+            @Param("node") String node,
+            @Param("now") long now);
 
     int touch(
             @Param("jobId") long jobId,
