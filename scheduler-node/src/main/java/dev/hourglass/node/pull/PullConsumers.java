@@ -225,7 +225,18 @@ public final class PullConsumers implements PulledJobSignals {
             long at = timers.now();
             List<Job> now = new ArrayList<>(takeHeld(r, at)); // reserved ahead here and due: from memory
             if (now.size() < r.max()) {
-                now.addAll(store.reserve(app, r.services(), r.max() - now.size(), r.ttrMs(), nodeId, at));
+                try {
+                    now.addAll(store.reserve(app, r.services(), r.max() - now.size(), r.ttrMs(), nodeId, at));
+                } catch (RuntimeException e) {
+                    if (now.isEmpty()) {
+                        throw e;
+                    }
+                    // what was taken from memory is this consumer's: answered, not left to its deadline
+                    LOG.warn(
+                            "pull consumers: a reserve failed; answering with {} held jobs: {}",
+                            now.size(),
+                            e.toString());
+                }
             }
             listener.answered(now.size(), 0);
             return CompletableFuture.completedFuture(now);

@@ -473,6 +473,38 @@ class PullConsumersTest {
     }
 
     @Test
+    void aReserveAtOnceThatFailsStillAnswersWithWhatWasHeld() {
+        FakeReservations failingAtOnce = new FakeReservations() {
+            @Override
+            public List<Job> reserve(String app, List<String> services, int max, Long ttrMs, String node, long now) {
+                throw new dev.hourglass.node.core.port.StoreUnavailableException("database down", null);
+            }
+        };
+        pull = new PullConsumers(
+                failingAtOnce,
+                JOBS_UNUSED,
+                new Services(),
+                "n1",
+                time,
+                time,
+                new PullConsumers.Settings(100, 10_000, 100, 200));
+        pull.start();
+        CompletableFuture<List<Job>> waiting = reserve(450, "work");
+        time.runDue();
+        failingAtOnce.readyAt("work", 1, T0 + 500);
+        pull.due(Job.serviceKey(APP, "work"), T0 + 500);
+        time.advanceTo(T0 + 450); // reserved ahead at T0 + 400, then the wait ran out
+        assertThat(waiting.join()).isEmpty();
+        time.advanceTo(T0 + 500);
+        CompletableFuture<List<Job>> now = pull.reserve(
+                APP, new ReserveRequest().setServices(List.of("work")).setMax(5));
+        assertThat(now.join())
+                .as("the held job, not the database's error")
+                .extracting(Job::id)
+                .containsExactly(1L);
+    }
+
+    @Test
     void stoppingGivesBackWhatIsHeld() {
         reservingAhead();
         CompletableFuture<List<Job>> waiting = reserve(10_000, "work");
