@@ -9,7 +9,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
 /**
  * The two ways the workloads submit jobs to a service, rotating over every node given: batches of
@@ -73,10 +73,11 @@ final class JobSubmitter {
 
     /**
      * Submits {@code jobs} single jobs at {@code rate}/s, each due {@code delayMs} later; gives the
-     * body of each accepted (201) answer to {@code accepted} (on a sender thread; null: dropped).
+     * node URL each accepted (201) job was submitted through and the body of its answer to {@code
+     * accepted} (on a sender thread; null: dropped).
      * Returns the achieved submit rate and the number of submits refused or failed.
      */
-    Paced paced(String service, int rate, int jobs, long delayMs, Consumer<String> accepted) {
+    Paced paced(String service, int rate, int jobs, long delayMs, BiConsumer<String, String> accepted) {
         int senders = 64; // blocking clients: enough for 5,000/s at 10 ms each
         Semaphore inFlight = new Semaphore(512);
         AtomicLong failed = new AtomicLong();
@@ -92,7 +93,8 @@ final class JobSubmitter {
             inFlight.acquireUninterruptibly();
             String body = "{\"service\":\"" + service + "\",\"delayMs\":" + delayMs + ",\"bizKey\":\"" + bizKey(i)
                     + "\",\"payload\":{\"i\":" + i + "}}";
-            String url = nodeUrls.get(i % nodeUrls.size()) + "/api/v1/jobs";
+            String node = nodeUrls.get(i % nodeUrls.size());
+            String url = node + "/api/v1/jobs";
             pool.execute(() -> {
                 try {
                     if (accepted == null) {
@@ -102,7 +104,7 @@ final class JobSubmitter {
                     } else {
                         SubmitClient.Answer answer = http.exchange(url, token, body);
                         if (answer.status() == 201) {
-                            accepted.accept(answer.body());
+                            accepted.accept(node, answer.body());
                         } else {
                             failed.incrementAndGet();
                         }

@@ -12,7 +12,8 @@ import org.apache.hc.core5.util.Timeout;
 
 /**
  * Pull consumers of one service, each a thread with its own loop: reserve up to {@code max} jobs
- * (long-polling {@code waitMs}), note each job in the {@link PullTally} when the answer is read,
+ * (long-polling {@code waitMs}), note each job in the {@link PullTally} when the answer is read
+ * (with the node URL it was reserved through),
  * then acknowledge the whole batch SUCCESS with one POST /api/v1/results; again. Consumer {@code
  * c} talks to node {@code c % nodes}.
  *
@@ -135,7 +136,7 @@ final class PullConsumerGroup {
                 JsonNode items = JSON.readTree(answer.body()).path("items");
                 tally.reserveCall(items.size(), reserveMicros);
                 if (!items.isEmpty()) {
-                    acknowledge(resultsUrl, items, heldAt);
+                    acknowledge(base, resultsUrl, items, heldAt);
                 }
                 if (doneAt.get() == 0 && done.getAsBoolean()) {
                     doneAt.compareAndSet(0, System.nanoTime());
@@ -150,12 +151,12 @@ final class PullConsumerGroup {
         }
     }
 
-    private void acknowledge(String resultsUrl, JsonNode items, long heldAt) throws IOException {
+    private void acknowledge(String base, String resultsUrl, JsonNode items, long heldAt) throws IOException {
         StringBuilder body = new StringBuilder("{\"results\":[");
         String separator = "";
         for (JsonNode item : items) {
             String id = item.path("id").asText();
-            tally.reserved(id, Instant.parse(item.path("fireAt").asText()).toEpochMilli(), heldAt);
+            tally.reserved(id, Instant.parse(item.path("fireAt").asText()).toEpochMilli(), heldAt, base);
             body.append(separator)
                     .append("{\"jobId\":\"")
                     .append(id)

@@ -5,17 +5,32 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
 
 /**
  * What a group of pull consumers saw: every reservation by job id (a job reserved twice is a
  * duplicate), the lateness of each job's first reservation (when the consumer held it, by the
  * client's clock, minus the job's fireAt: client and node share the machine's clock), the latency
  * of the reserve and results calls, and every acknowledgement's outcome.
+ *
+ * <p>Lateness by path: each first reservation also keeps the node URL it was reserved through.
+ * Given the node URL each job was submitted through ({@link #report(ObjectMapper, boolean, boolean,
+ * Map)}), the lateness is reported again split in two: {@code latenessSameNodeMs}, the jobs
+ * reserved through the node they were submitted through, and {@code latenessOtherNodeMs}, those
+ * reserved through any other node. Each has a {@code count} (jobs) and the percentiles of {@code
+ * latenessMs} ({@code p50}, {@code p95}, {@code p99}, {@code p999}, {@code max}, ms, a lateness
+ * below 0 counted as 0). A split with {@code count} 0 — {@code latenessOtherNodeMs} with one node —
+ * has every percentile {@code null}, never omitted, never 0. The split is made when the report is
+ * written, not when the job is reserved, so a submit answered after its job was already reserved
+ * still counts. A reserved job whose submit node is unknown (one not submitted in this run) or whose
+ * reserve node is unknown is in neither split: the two counts add up to {@code reservedJobs} less
+ * such jobs.
  *
  * <p>Thread-safe: the consumer threads record concurrently; readers get a moment's counts.
  */
@@ -24,6 +39,9 @@ final class PullTally {
     private static final int ERRORS_KEPT = 5;
 
     private final ConcurrentHashMap<String, Integer> reservations = new ConcurrentHashMap<>();
+    /** Each job's first reservation: its lateness and the node it was reserved through. */
+    private final ConcurrentHashMap<String, First> firsts = new ConcurrentHashMap<>();
+
     private final AtomicLong reservationCount = new AtomicLong();
     private final ConcurrentHistogram latenessMs = new ConcurrentHistogram(3_600_000L, 3);
     private final AtomicLong early = new AtomicLong();
@@ -54,8 +72,19 @@ final class PullTally {
         }
     }
 
-    /** The consumer holds job {@code id}, due at {@code fireAtMs}, since {@code heldAtMs}. */
+    /** What the lateness figures keep of a job's first reservation. */
+    private record First(long latenessMs, String nodeUrl) {}
+
+    /** The consumer holds job {@code id}, due at {@code fireAtMs}, since {@code heldAtMs}; node unknown. */
     void reserved(String id, long fireAtMs, long heldAtMs) {
+        reserved(id, fireAtMs, heldAtMs, null);
+    }
+
+    /**
+     * The consumer holds job {@code id}, due at {@code fireAtMs}, since {@code heldAtMs}, reserved
+     * through the node at {@code nodeUrl} (null: unknown).
+     */
+    void reserved(String id, long fireAtMs, long heldAtMs, String nodeUrl) {
         reservationCount.incrementAndGet();
         if (reservations.merge(id, 1, Integer::sum) == 1) {
             long late = heldAtMs - fireAtMs;
@@ -63,7 +92,9 @@ final class PullTally {
                 early.incrementAndGet();
                 mostEarlyMs.accumulateAndGet(late, Math::min);
             }
-            latenessMs.recordValue(Math.min(Math.max(0, late), 3_600_000L));
+            long recorded = Math.min(Math.max(0, late), 3_600_000L);
+            latenessMs.recordValue(recorded);
+            firsts.put(id, new First(recorded, nodeUrl));
         }
     }
 
@@ -127,6 +158,16 @@ final class PullTally {
 
     /** Counts and percentiles for the report; {@code lateness}: with the lateness figures. */
     ObjectNode report(ObjectMapper json, boolean lateness, boolean reserveLatency) {
+        return report(json, lateness, reserveLatency, null);
+    }
+
+    /**
+     * Counts and percentiles for the report; {@code lateness}: with the lateness figures, and,
+     * given {@code submittedThrough} (job id → the node URL it was submitted through), with them
+     * split by path ({@code latenessSameNodeMs}, {@code latenessOtherNodeMs}; see the class).
+     */
+    ObjectNode report(
+            ObjectMapper json, boolean lateness, boolean reserveLatency, Map<String, String> submittedThrough) {
         ObjectNode out = json.createObjectNode();
         out.put("reservedJobs", reservations.size());
         out.put("reservations", reservationCount.get());
@@ -138,6 +179,18 @@ final class PullTally {
             late.put("p99", latenessMs.getValueAtPercentile(99));
             late.put("p999", latenessMs.getValueAtPercentile(99.9));
             late.put("max", latenessMs.getMaxValue());
+            if (submittedThrough != null) {
+                Histogram same = new Histogram(3_600_000L, 3);
+                Histogram other = new Histogram(3_600_000L, 3);
+                firsts.forEach((id, first) -> {
+                    String submitNode = submittedThrough.get(id);
+                    if (submitNode != null && first.nodeUrl() != null) {
+                        (submitNode.equals(first.nodeUrl()) ? same : other).recordValue(first.latenessMs());
+                    }
+                });
+                out.set("latenessSameNodeMs", split(json, same));
+                out.set("latenessOtherNodeMs", split(json, other));
+            }
             out.put("early", early.get());
             out.put("mostEarlyMs", mostEarlyMs.get());
         }
@@ -154,6 +207,28 @@ final class PullTally {
         out.put("errors", errors.get());
         ArrayNode first = out.putArray("firstErrors");
         firstErrors.forEach(first::add);
+        return out;
+    }
+
+    /** One path's lateness: its count and, unless it is 0, the percentiles of latenessMs (else null). */
+    private static ObjectNode split(ObjectMapper json, Histogram lateness) {
+        ObjectNode out = json.createObjectNode();
+        long count = lateness.getTotalCount();
+        out.put("count", count);
+        String[] names = {"p50", "p95", "p99", "p999"};
+        double[] percentiles = {50, 95, 99, 99.9};
+        for (int i = 0; i < names.length; i++) {
+            if (count == 0) {
+                out.putNull(names[i]);
+            } else {
+                out.put(names[i], lateness.getValueAtPercentile(percentiles[i]));
+            }
+        }
+        if (count == 0) {
+            out.putNull("max");
+        } else {
+            out.put("max", lateness.getMaxValue());
+        }
         return out;
     }
 
