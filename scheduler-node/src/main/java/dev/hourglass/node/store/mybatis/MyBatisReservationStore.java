@@ -159,7 +159,8 @@ public final class MyBatisReservationStore implements ReservationStore {
 
     /**
      * Takes those of {@code dueAt}'s ids still ready (in id order, the lock order of every claim);
-     * each is handed out at its due time, or now if that has passed.
+     * each is handed out at its due time, or now if that has passed. {@code dueAt}: the due times
+     * read before (a job due already keeps its own, for a give-back to restore).
      */
     private List<HeldJob> reserveAll(
             ReservationMapper r,
@@ -184,8 +185,12 @@ public final class MyBatisReservationStore implements ReservationStore {
         List<HeldJob> taken = new ArrayList<>(rows.size());
         List<ReservationMapper.LogRowAt> log = new ArrayList<>(rows.size());
         for (JobRow row : rows) {
-            long due = dueAt.get(row.id);
-            long handedOutAt = Math.max(due, now);
+            // when the update meant it to be handed out, from the deadline it wrote: the due time
+            // read before it may have changed since (a reschedule), and a job is never handed out
+            // before the due time it was taken at
+            long ttr = ttrMs != null ? ttrMs : PullLimits.defaultTtr(row.timeoutMs);
+            long handedOutAt = row.dueAt - holdMs - ttr;
+            long due = handedOutAt > now ? handedOutAt : Math.min(dueAt.get(row.id), now);
             taken.add(new HeldJob(JobRows.toJob(row), due));
             log.add(new ReservationMapper.LogRowAt(
                     row.id, row.attempts, row.fireAt, handedOutAt, row.app, row.service));
