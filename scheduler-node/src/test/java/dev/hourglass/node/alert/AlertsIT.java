@@ -42,14 +42,17 @@ class AlertsIT {
     void start() throws Exception {
         receiver = new CallbackReceiver();
         hooks = new CallbackReceiver();
-        cluster = InProcessCluster.start(3, (i, c) -> c.alerts.evaluateEveryMs = EVALUATE_EVERY_MS);
+        cluster = InProcessCluster.start(3, (i, c) -> {
+            c.alerts.evaluateEveryMs = EVALUATE_EVERY_MS;
+            c.dubbo.enabled = false; // HTTP services and webhooks only
+        });
         shop = cluster.newApp("shop");
     }
 
     @AfterEach
     void stop() throws Exception {
         if (cluster != null) {
-            cluster.close();
+            cluster.closeTogether(); // the test is over: its nodes stop at once
         }
         receiver.close();
         hooks.close();

@@ -39,7 +39,10 @@ class CancelFenceIT {
         receiver = new CallbackReceiver();
         // every job claimed at least 100 ms ahead: a cancel 40 ms before the fire time always finds
         // a claimed attempt to withhold, not a claim round still under way
-        cluster = InProcessCluster.start(2, (i, c) -> c.engine.claimLeadMs = 200);
+        cluster = InProcessCluster.start(2, (i, c) -> {
+            c.engine.claimLeadMs = 200;
+            c.dubbo.enabled = false; // HTTP callbacks only
+        });
         viaA = cluster.newApp("shop");
         viaB = new ApiClient(cluster.nodes().get(1).baseUrl(), viaA.token());
         ApiClient admin = cluster.admin();
@@ -54,7 +57,7 @@ class CancelFenceIT {
     @AfterEach
     void stop() throws Exception {
         try {
-            cluster.close();
+            cluster.closeTogether(); // the test is over: its nodes stop at once
         } finally {
             receiver.close();
         }

@@ -15,6 +15,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
 import org.awaitility.core.ConditionTimeoutException;
@@ -214,13 +217,41 @@ class CoordinatorIT {
 
         cb.stepBack("test: again");
         await().atMost(Duration.ofSeconds(5)).until(() -> a.current().size() == 16);
+        CountDownLatch sessionsLost = new CountDownLatch(2);
+        for (CuratorCoordinator c : List.of(ca, cb)) {
+            c.client().getConnectionStateListenable().addListener((client, state) -> {
+                if (state == ConnectionState.LOST) {
+                    sessionsLost.countDown();
+                }
+            });
+        }
         zk.stop();
         await().atMost(Duration.ofSeconds(5)).until(() -> !cb.isConnected());
-        cb.stepForward(); // the database answers again while ZooKeeper is away
+        // the database answers again while ZooKeeper is away. stepForward() takes effect at once
+        // (the node takes shards again) and then reads the assignment, a read that sits in Curator's
+        // retries until ZooKeeper answers or they run out (20 s here): on a thread of its own, so
+        // that ZooKeeper comes back once both sessions are gone (as they were when the test waited
+        // out those retries on its own thread), not 20 s later
+        Thread stepForward = new Thread(cb::stepForward, "test-step-forward");
+        stepForward.setDaemon(true);
+        stepForward.start();
+        await().atMost(Duration.ofSeconds(5)).until(() -> !cb.steppedBack());
+        assertThat(cb.isConnected())
+                .as("stepped forward while ZooKeeper is away")
+                .isFalse();
+        // the session timeout (4 s) runs out while suspended: both sessions are lost, as after an
+        // outage longer than the session
+        assertThat(sessionsLost.await(15, TimeUnit.SECONDS))
+                .as("a's and b's sessions lost while ZooKeeper is away")
+                .isTrue();
         zk.restart();
         await("b back in the assignment after the reconnect")
                 .atMost(Duration.ofSeconds(20))
                 .until(() -> balanced(a, b));
+        stepForward.join(30_000);
+        assertThat(stepForward.isAlive())
+                .as("the step forward's read has ended")
+                .isFalse();
     }
 
     @Test

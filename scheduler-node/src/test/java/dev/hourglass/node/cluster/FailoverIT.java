@@ -61,7 +61,8 @@ class FailoverIT {
                     jdbcUrl,
                     zookeeper.getConnectString(),
                     "/hg-failover",
-                    "  zkSessionTimeoutMs: " + SESSION_TIMEOUT_MS));
+                    "  zkSessionTimeoutMs: " + SESSION_TIMEOUT_MS,
+                    false)); // Dubbo off: HTTP callbacks only, and three JVMs start on two cores
         }
         nodes.forEach(NodeProcess::awaitReady);
     }

@@ -61,8 +61,9 @@ class PausedNodeIT {
         String jdbcUrl = EmbeddedMariaDb.newDatabase();
         String extra = "  zkSessionTimeoutMs: " + SESSION_TIMEOUT_MS + "\n  kafkaBootstrap: \""
                 + kafka.bootstrapServers() + "\"";
-        a = NodeProcess.start("pa", jdbcUrl, zookeeper.getConnectString(), "/hg-pause", extra);
-        b = NodeProcess.start("pb", jdbcUrl, zookeeper.getConnectString(), "/hg-pause", extra);
+        // Dubbo off: HTTP and KAFKA services only, and both JVMs start at once on two cores
+        a = NodeProcess.start("pa", jdbcUrl, zookeeper.getConnectString(), "/hg-pause", extra, false);
+        b = NodeProcess.start("pb", jdbcUrl, zookeeper.getConnectString(), "/hg-pause", extra, false);
         a.awaitReady();
         b.awaitReady();
     }

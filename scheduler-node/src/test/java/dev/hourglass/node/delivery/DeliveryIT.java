@@ -25,7 +25,7 @@ class DeliveryIT {
 
     @BeforeAll
     static void start() throws Exception {
-        f = new NodeFixture();
+        f = new NodeFixture(c -> c.dubbo.enabled = false); // HTTP callbacks only
     }
 
     @AfterAll

@@ -32,7 +32,7 @@ class SaturatedServiceIT {
 
     @Test
     void aJobGivenBackWhileItsServiceIsFullIsNotOvertakenForLongByLaterJobs() throws Exception {
-        f = new NodeFixture();
+        f = new NodeFixture(c -> c.dubbo.enabled = false); // an HTTP service only
         f.receiver.respond(r -> new Reply(200, "", Map.of(), 1_700));
         String service = f.httpService("\"maxInFlight\":2,\"timeoutMs\":2000,\"maxAttempts\":20");
         record Submitted(String id, long fireAt) {}

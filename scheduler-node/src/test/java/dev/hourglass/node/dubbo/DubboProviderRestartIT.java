@@ -5,12 +5,18 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.Together;
+import dev.hourglass.node.testing.ZooKeeperLeftovers;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -37,15 +43,35 @@ class DubboProviderRestartIT {
     private static final long BACK_IN_USE_WITHIN_MS = 5_000;
 
     DubboNode hg;
+    /** Restarted providers of scenarios that are over, stopping (SIGTERM) in the background. */
+    final List<Thread> stopping = new ArrayList<>();
+    /** What went wrong stopping them, thrown at the end of the class. */
+    final List<Exception> stopFailures = new CopyOnWriteArrayList<>();
 
     @BeforeAll
     void start() throws Exception {
         hg = new DubboNode();
     }
 
+    /**
+     * The node stops while the last scenario's provider does; ZooKeeper, where that provider
+     * unregisters, once both have (what {@link DubboNode#close()} does, the node's stop overlapped).
+     */
     @AfterAll
     void stop() throws Exception {
-        hg.close();
+        Thread nodeStop = Together.inBackground(hg.node, stopFailures);
+        try {
+            for (Thread t : stopping) {
+                t.join(); // each ends once its provider has (ProviderProcess#close: SIGKILL after 30 s)
+            }
+        } finally {
+            nodeStop.join();
+            hg.zookeeper.close();
+            ZooKeeperLeftovers.delete();
+        }
+        if (!stopFailures.isEmpty()) {
+            throw stopFailures.get(0);
+        }
     }
 
     @Test
@@ -65,10 +91,22 @@ class DubboProviderRestartIT {
 
     private void restartScenario(String group, String registry, Death death) throws Exception {
         int port = freePort();
-        ProviderProcess provider =
-                ProviderProcess.start(group, port, registry).export().awaitReady();
+        // the JVM that restarts the provider is started (and warmed) now, beside the first one: it
+        // exports only when told to, so its start-up is no part of the restart the test times, and
+        // started after the death it only put the jobs' fire time its seconds later
+        CompletableFuture<ProviderProcess> replacement = CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        return ProviderProcess.start(group, port, registry);
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                },
+                task -> new Thread(task, "start-" + group + "-again").start());
+        ProviderProcess provider = null;
         ProviderProcess restarted = null;
         try {
+            provider = ProviderProcess.start(group, port, registry).export().awaitReady();
             String service = group + "-close";
             String url = registry != null ? "" : "\"url\":\"dubbo://127.0.0.1:" + port + "\",";
             // no maxAttempts, no backoff: the default policy
@@ -98,7 +136,7 @@ class DubboProviderRestartIT {
                             && state(probeWarmUp).equals("FINISHED"));
 
             death.of(provider);
-            restarted = ProviderProcess.start(group, port, registry); // its JVM, warm, not exported yet
+            restarted = replacement.get(90, TimeUnit.SECONDS); // its JVM, warm, not exported yet
             long fireAt = System.currentTimeMillis() + 1_000;
             List<String> ids = new ArrayList<>();
             for (int i = 0; i < JOBS; i++) {
@@ -162,10 +200,25 @@ class DubboProviderRestartIT {
                     lastFailureAfterBack,
                     firstSuccessAfterBack);
         } finally {
-            provider.kill9();
-            if (restarted != null) {
-                restarted.close();
+            if (provider != null) {
+                provider.kill9();
             }
+            if (restarted == null) {
+                restarted = startedOrNull(replacement); // the scenario ended before the death
+            }
+            if (restarted != null) {
+                // the scenario is over: its provider's graceful stop (seconds of Dubbo's shutdown
+                // hook) goes on beside the next one, and the class waits for it at the end
+                stopping.add(Together.inBackground(restarted, stopFailures));
+            }
+        }
+    }
+
+    private static ProviderProcess startedOrNull(CompletableFuture<ProviderProcess> starting) {
+        try {
+            return starting.get(90, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            return null; // it did not start: nothing to stop
         }
     }
 

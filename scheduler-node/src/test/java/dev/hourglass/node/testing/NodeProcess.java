@@ -34,6 +34,18 @@ public final class NodeProcess implements AutoCloseable {
     /** Starts a node; {@link #awaitReady()} waits for it. {@code extraYaml} is appended to the config. */
     public static NodeProcess start(String nodeId, String jdbcUrl, String zkConnect, String zkRoot, String extraYaml)
             throws IOException {
+        return start(nodeId, jdbcUrl, zkConnect, zkRoot, extraYaml, true);
+    }
+
+    /**
+     * As {@link #start(String, String, String, String, String)}, with Dubbo off when {@code dubbo}
+     * is false (as {@link #startStandalone(String, Path, String, boolean)}): for cluster tests about
+     * anything but Dubbo, whose jobs are HTTP callbacks. Dubbo's start is a second or two of CPU in
+     * each node process started, on a machine whose two cores the running nodes fire with.
+     */
+    public static NodeProcess start(
+            String nodeId, String jdbcUrl, String zkConnect, String zkRoot, String extraYaml, boolean dubbo)
+            throws IOException {
         int port = freePort();
         Path dir = Files.createTempDirectory("hourglass-node-" + nodeId);
         return launch(
@@ -53,7 +65,7 @@ public final class NodeProcess implements AutoCloseable {
                         "  user: root",
                         "  password: \"\"",
                         "dubbo:",
-                        "  host: 127.0.0.1",
+                        dubbo ? "  host: 127.0.0.1" : "  enabled: false\n  host: 127.0.0.1",
                         "  port: 0",
                         "cluster:",
                         "  zkConnect: \"" + zkConnect + "\"",
