@@ -58,4 +58,27 @@ public interface DelayJobService {
      * within the TTR bounds); CONFLICT when the attempt is not current.
      */
     Reservation touch(String jobId, int attempt, long ttrMs) throws HourglassException;
+
+    /** Creates or replaces the schedule {@code name} (docs/api.md, "Schedules"). */
+    ScheduleView putSchedule(String name, ScheduleDefinition definition) throws HourglassException;
+
+    ScheduleView getSchedule(String name) throws HourglassException;
+
+    /**
+     * A page of the app's schedules by name: up to {@code limit} (1..500) after {@code cursor} (the
+     * last one's {@code app/name} from the page before, or null).
+     */
+    List<ScheduleView> listSchedules(String cursor, int limit) throws HourglassException;
+
+    /** Deletes the schedule; its jobs that have not fired are canceled. */
+    void deleteSchedule(String name) throws HourglassException;
+
+    /** Pauses the schedule; its jobs that have not fired are canceled. */
+    ScheduleView pauseSchedule(String name) throws HourglassException;
+
+    /** Resumes the schedule from its next occurrence (the time paused is not caught up). */
+    ScheduleView resumeSchedule(String name) throws HourglassException;
+
+    /** Submits one job of the schedule now, outside the series; with a known {@code bizKey}, returns that job. */
+    JobView triggerSchedule(String name, String bizKey) throws HourglassException;
 }

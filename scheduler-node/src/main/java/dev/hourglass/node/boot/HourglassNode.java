@@ -13,6 +13,7 @@ import dev.hourglass.node.api.http.JobRoutes;
 import dev.hourglass.node.api.http.NodeStatus;
 import dev.hourglass.node.api.http.OpsRoutes;
 import dev.hourglass.node.api.http.PullRoutes;
+import dev.hourglass.node.api.http.ScheduleRoutes;
 import dev.hourglass.node.api.http.ServiceRoutes;
 import dev.hourglass.node.background.DaemonThreads;
 import dev.hourglass.node.background.Periodic;
@@ -36,6 +37,7 @@ import dev.hourglass.node.core.service.Protocol;
 import dev.hourglass.node.core.shard.LimitShareCache;
 import dev.hourglass.node.core.shard.ShardOwnership;
 import dev.hourglass.node.core.shard.ShardPlacement;
+import dev.hourglass.node.cron.SpringCronSyntax;
 import dev.hourglass.node.dispatch.DispatchRouter;
 import dev.hourglass.node.dispatch.dubbo.DubboCallbackDispatcher;
 import dev.hourglass.node.dispatch.http.HttpCallbackDispatcher;
@@ -53,6 +55,8 @@ import dev.hourglass.node.metrics.PullMetrics;
 import dev.hourglass.node.metrics.RetentionMetrics;
 import dev.hourglass.node.pull.PullConsumers;
 import dev.hourglass.node.retention.RetentionSweep;
+import dev.hourglass.node.schedule.MaterializeSchedulesTask;
+import dev.hourglass.node.schedule.ScheduleCommands;
 import dev.hourglass.node.store.h2.StandaloneH2;
 import dev.hourglass.node.store.mybatis.ConnectionAdvice;
 import dev.hourglass.node.store.mybatis.Database;
@@ -65,6 +69,7 @@ import dev.hourglass.node.store.mybatis.MyBatisJobMutations;
 import dev.hourglass.node.store.mybatis.MyBatisJobRepository;
 import dev.hourglass.node.store.mybatis.MyBatisReservationStore;
 import dev.hourglass.node.store.mybatis.MyBatisRetentionStore;
+import dev.hourglass.node.store.mybatis.MyBatisScheduleStore;
 import dev.hourglass.node.store.mybatis.MyBatisServiceRepository;
 import dev.hourglass.node.store.mybatis.SqlFailures;
 import dev.hourglass.node.tenant.DeliveryTargets;
@@ -104,6 +109,8 @@ public final class HourglassNode implements AutoCloseable {
     private static final long LIVE_COUNT_FOLD_MS = 1_000;
     /** How often the PULL services' ready jobs are read for the metrics. */
     private static final long PULL_GAUGES_EVERY_MS = 10_000;
+    /** How often the schedules whose next check has come are looked at: they are submitted 30 s ahead. */
+    private static final long SCHEDULES_EVERY_MS = 500;
 
     private final NodeConfig config;
     private final String nodeId;
@@ -122,6 +129,10 @@ public final class HourglassNode implements AutoCloseable {
     private final LiveCountFolder liveCounts;
     private final FiringHistory history;
     private volatile Periodic historyRoll;
+    /** Submits the jobs of the schedules of this node's shards (docs/api.md, "Schedules"). */
+    private MaterializeSchedulesTask schedules;
+
+    private volatile Periodic schedulesRun;
     private volatile Periodic pullBacklogGauges;
     private final PullMetrics pullMetrics;
     private final ServiceCatalog catalog;
@@ -260,6 +271,12 @@ public final class HourglassNode implements AutoCloseable {
                     holders,
                     clock);
             this.jobManager = jobs;
+            var scheduleStore = new MyBatisScheduleStore(sessions, sqlFailures);
+            var cronSyntax = new SpringCronSyntax();
+            this.schedules = new MaterializeSchedulesTask(
+                    scheduleStore, jobs, cronSyntax, this.shards, MaterializeSchedulesTask.Settings.DEFAULTS, clock);
+            var scheduleCommands = new ScheduleCommands(
+                    scheduleStore, jobs, cronSyntax, config.cluster.shards, schedules::passNow, clock);
             this.pullTimers = new ThreadedScheduler("hourglass-pull-timer", 1, clock);
             this.pullReservers = new ThreadedScheduler("hourglass-pull-reserve", 2, clock);
             this.pull = new PullConsumers(
@@ -276,7 +293,7 @@ public final class HourglassNode implements AutoCloseable {
                     .description("pull consumers waiting in a reserve on this node (long polls)")
                     .register(registry);
             var services = new ServiceCommands(
-                    catalog, allowList, targets, protocols, dubbo != null && dubbo.hasRegistry(), clock);
+                    catalog, allowList, targets, protocols, dubbo != null && dubbo.hasRegistry(), scheduleStore, clock);
             var tenants = new Tenants(
                     appRepository,
                     adminToken,
@@ -318,8 +335,10 @@ public final class HourglassNode implements AutoCloseable {
                                     new Status(), jobRepository, metrics, history, registry, callers, pull, clock),
                             new AlertRoutes(alertStore, callers, clock),
                             new BulkRoutes(new BulkActions(jobs, auditLog, clock), auditLog, callers),
-                            new PullRoutes(pull, jobs, callers, clock)));
-            this.dubboServices = Map.of(DelayJobService.class, new DubboJobService(jobs, pull, tenants, rules));
+                            new PullRoutes(pull, jobs, callers, clock),
+                            new ScheduleRoutes(scheduleCommands, callers)));
+            this.dubboServices =
+                    Map.of(DelayJobService.class, new DubboJobService(jobs, pull, scheduleCommands, tenants, rules));
             this.retention = new RetentionSweep(
                     new MyBatisRetentionStore(sessions),
                     clock,
@@ -370,6 +389,7 @@ public final class HourglassNode implements AutoCloseable {
             coordinator.join();
             databaseWatch = startDatabaseWatch(config, database, coordinator);
             retention.start();
+            schedulesRun = Periodic.every("hourglass-schedules", SCHEDULES_EVERY_MS, schedules);
             liveCounts.start();
             alerts.start();
             ready = true;
@@ -467,6 +487,12 @@ public final class HourglassNode implements AutoCloseable {
     }
 
     /** A start that failed half-way: stop what it started, in reverse order. */
+    private void closeSchedules() {
+        if (schedulesRun != null) {
+            schedulesRun.close();
+        }
+    }
+
     private void closeDatabaseWatch() {
         if (databaseWatch != null) {
             databaseWatch.close();
@@ -479,6 +505,7 @@ public final class HourglassNode implements AutoCloseable {
             alerts,
             liveCounts,
             historyRoll,
+            schedulesRun,
             retention,
             http,
             pull == null ? null : this::closePull,
@@ -576,6 +603,7 @@ public final class HourglassNode implements AutoCloseable {
         long grace = config.engine.shutdownGraceMs;
         StopSequence stop = new StopSequence(LOG, grace + STOP_BEYOND_GRACE_MS);
         stop.step("retention", 1_000, retention::close);
+        stop.step("schedules", 1_000, this::closeSchedules);
         stop.step("live-count folding", 1_000, liveCounts::close);
         stop.step("firing history", 1_000, historyRoll::close);
         stop.step("alerts", 1_000, alerts::close);
@@ -606,6 +634,7 @@ public final class HourglassNode implements AutoCloseable {
         ready = false;
         StopSequence stop = new StopSequence(LOG, STOP_BEYOND_GRACE_MS);
         stop.step("retention", 1_000, retention::close);
+        stop.step("schedules", 1_000, this::closeSchedules);
         stop.step("live-count folding", 1_000, liveCounts::close);
         stop.step("firing history", 1_000, historyRoll::close);
         stop.step("alerts", 1_000, alerts::close);

@@ -4,6 +4,7 @@ import dev.hourglass.api.HourglassException;
 import dev.hourglass.node.core.job.Backoff;
 import dev.hourglass.node.core.job.JobBounds;
 import dev.hourglass.node.core.job.Names;
+import dev.hourglass.node.core.port.ScheduleStore;
 import dev.hourglass.node.core.service.AckMode;
 import dev.hourglass.node.core.service.AlertPolicy;
 import dev.hourglass.node.core.service.Protocol;
@@ -14,6 +15,7 @@ import java.net.URI;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
@@ -44,6 +46,7 @@ public final class ServiceCommands {
     private final DeliveryTargets targets;
     private final Set<Protocol> supported;
     private final boolean dubboRegistry;
+    private final ScheduleStore schedules;
     private final Clock clock;
 
     /** @param dubboRegistry whether this node finds Dubbo providers through a registry */
@@ -53,7 +56,9 @@ public final class ServiceCommands {
             DeliveryTargets targets,
             Set<Protocol> supported,
             boolean dubboRegistry,
+            ScheduleStore schedules,
             Clock clock) {
+        this.schedules = schedules;
         this.catalog = catalog;
         this.allowList = allowList;
         this.targets = targets;
@@ -152,6 +157,10 @@ public final class ServiceCommands {
 
     public void delete(String app, String name) {
         catalog.find(app, name).orElseThrow(() -> HourglassException.notFound("service " + name + " not found"));
+        List<String> namedBy = schedules.namingService(app, name);
+        if (!namedBy.isEmpty()) {
+            throw HourglassException.conflict("service " + name + " is the service of schedules " + namedBy);
+        }
         if (!catalog.deleteIfIdle(app, name)) {
             throw HourglassException.conflict("service " + name + " still has live jobs");
         }

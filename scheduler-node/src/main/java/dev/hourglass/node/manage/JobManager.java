@@ -110,17 +110,7 @@ public final class JobManager {
 
     /** Submits one job; with a bizKey the app already used, returns that job and {@code created == false}. */
     public JobWrites.Inserted submit(String app, JobSubmission submission) {
-        Job job = newJob(app, submission, clock.millis());
-        JobWrites.Inserted inserted;
-        try {
-            inserted = submits.insert(job); // with the other submits of the moment
-        } catch (StoreOutcomeUnknownException e) {
-            throw outcomeUnknown(e);
-        }
-        if (inserted.created()) {
-            engine.admit(inserted.job());
-        }
-        return inserted;
+        return store(newJob(app, submission, clock.millis()));
     }
 
     /**
@@ -186,6 +176,91 @@ public final class JobManager {
         return List.of(results);
     }
 
+    /**
+     * The fields every job of a schedule gets, checked as a submit's are when the schedule is put, so
+     * a bad one is a 400 then and not a failure at each occurrence. {@code reservedAttributes} are
+     * left of the attribute limit for the attributes Hourglass adds.
+     */
+    public record JobTemplate(
+            String service,
+            String payload,
+            Map<String, String> attributes,
+            Integer maxAttempts,
+            Long timeoutMs,
+            Long expireAfterMs) {}
+
+    public JobTemplate checkTemplate(String app, JobTemplate t, int reservedAttributes) {
+        if (t.service() == null) {
+            throw HourglassException.invalid("service", "service is required");
+        }
+        ServiceDefinition service = catalog.find(app, t.service())
+                .orElseThrow(() -> HourglassException.invalid("service", "unknown service: " + t.service()));
+        inputs.maxAttempts(t.maxAttempts(), service.maxAttempts());
+        inputs.timeoutMs(t.timeoutMs(), service.timeoutMs());
+        inputs.expireAfterMs(t.expireAfterMs());
+        return new JobTemplate(
+                service.name(),
+                payload(t.payload()),
+                attributes(t.attributes(), Math.max(0, limits.maxAttributes() - reservedAttributes)),
+                t.maxAttempts(),
+                t.timeoutMs(),
+                t.expireAfterMs());
+    }
+
+    /**
+     * A new job of a checked template, with Hourglass's own bizKey and attributes added, placed as a
+     * submit's; not stored (the schedule's pass stores it, see {@link #admit}).
+     *
+     * @throws HourglassException its service is gone or changed so that the template no longer fits
+     */
+    public Job jobOf(
+            String app, JobTemplate t, String bizKey, Map<String, String> ownAttributes, long fireAt, long now) {
+        ServiceDefinition service = catalog.find(app, t.service())
+                .orElseThrow(() -> HourglassException.invalid("service", "unknown service: " + t.service()));
+        Map<String, String> attributes = new LinkedHashMap<>(t.attributes());
+        attributes.putAll(ownAttributes);
+        Long expireAfterMs = t.expireAfterMs();
+        long id = ids.next();
+        int shard = placement.place(id, engine.isWithinLoadedWindow(fireAt), shards.current());
+        return Job.builder()
+                .id(id)
+                .app(app)
+                .service(service.name())
+                .bizKey(bizKey)
+                .shard(shard)
+                .state(JobState.DELAYED)
+                .fireAt(fireAt)
+                .dueAt(fireAt)
+                .expireAt(expireAfterMs == null ? null : Times.plus(fireAt, expireAfterMs))
+                .maxAttempts(inputs.maxAttempts(t.maxAttempts(), service.maxAttempts()))
+                .timeoutMs(inputs.timeoutMs(t.timeoutMs(), service.timeoutMs()))
+                .expireAfterMs(expireAfterMs)
+                .payload(t.payload())
+                .attributes(attributes)
+                .createdAt(now)
+                .updatedAt(now)
+                .build();
+    }
+
+    /** Stores a job made by {@link #jobOf} as a submit is stored (with a known bizKey: the job that has it). */
+    public JobWrites.Inserted store(Job job) {
+        JobWrites.Inserted inserted;
+        try {
+            inserted = submits.insert(job); // with the other submits of the moment
+        } catch (StoreOutcomeUnknownException e) {
+            throw outcomeUnknown(e);
+        }
+        if (inserted.created()) {
+            engine.admit(inserted.job());
+        }
+        return inserted;
+    }
+
+    /** Jobs stored by another path than a submit (a schedule's pass): into this node's memory if near. */
+    public void admit(List<Job> stored) {
+        stored.forEach(engine::admit);
+    }
+
     private Job newJob(String app, JobSubmission s, long now) {
         if (s == null) {
             throw HourglassException.invalid(null, "a job is required");
@@ -198,7 +273,7 @@ public final class JobManager {
         long fireAt = inputs.fireTime(s.getFireAt(), s.getDelayMs(), now, true);
         String payload = payload(s.getPayload());
         Map<String, String> attributes = attributes(s.getAttributes());
-        String bizKey = Names.requireBizKey(s.getBizKey());
+        String bizKey = Names.requireClientBizKey(s.getBizKey());
         int maxAttempts = inputs.maxAttempts(s.getMaxAttempts(), service.maxAttempts());
         long timeoutMs = inputs.timeoutMs(s.getTimeoutMs(), service.timeoutMs());
         Long expireAfterMs = inputs.expireAfterMs(s.getExpireAfterMs());
@@ -242,16 +317,26 @@ public final class JobManager {
     }
 
     private Map<String, String> attributes(Map<String, String> attributes) {
+        return attributes(attributes, limits.maxAttributes());
+    }
+
+    /** A client's attributes: at most {@code max}, none named {@code hourglass-…} (Hourglass's own). */
+    private static Map<String, String> attributes(Map<String, String> attributes, int max) {
         if (attributes == null) {
             return Map.of();
         }
-        if (attributes.size() > limits.maxAttributes()) {
-            throw HourglassException.invalid("attributes", "at most " + limits.maxAttributes() + " attributes");
+        if (attributes.size() > max) {
+            throw HourglassException.invalid("attributes", "at most " + max + " attributes");
         }
         for (Map.Entry<String, String> a : attributes.entrySet()) {
             if (a.getKey() == null || !a.getKey().matches("[A-Za-z0-9._-]{1,64}")) {
                 throw HourglassException.invalid(
                         "attributes", "attribute names are 1..64 characters of [A-Za-z0-9._-]");
+            }
+            if (a.getKey().startsWith(Names.RESERVED_ATTRIBUTE_PREFIX)) {
+                throw HourglassException.invalid(
+                        "attributes",
+                        "attribute names starting with " + Names.RESERVED_ATTRIBUTE_PREFIX + " are Hourglass's own");
             }
             if (a.getValue() == null || a.getValue().length() > 1024) {
                 throw HourglassException.invalid(

@@ -30,6 +30,7 @@ class LayeringTest {
         "dev.hourglass.node.retention..",
         "dev.hourglass.node.bulk..",
         "dev.hourglass.node.pull..",
+        "dev.hourglass.node.schedule..",
         "dev.hourglass.node.background.."
     };
 
@@ -41,6 +42,7 @@ class LayeringTest {
         "dev.hourglass.node.api..",
         "dev.hourglass.node.dubbo..",
         "dev.hourglass.node.metrics..",
+        "dev.hourglass.node.cron..",
         "dev.hourglass.node.config..",
         "dev.hourglass.node.boot.."
     };
@@ -61,7 +63,8 @@ class LayeringTest {
         "com.fasterxml..",
         "io.micrometer..",
         "org.mariadb..",
-        "org.h2.."
+        "org.h2..",
+        "org.springframework.."
     };
 
     /** Plain Java and the wire types only: no logging, no I/O, no library, nothing of the node outside. */

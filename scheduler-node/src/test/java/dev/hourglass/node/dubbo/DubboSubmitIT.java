@@ -17,6 +17,8 @@ import dev.hourglass.api.JobState;
 import dev.hourglass.api.JobSubmission;
 import dev.hourglass.api.JobView;
 import dev.hourglass.api.ResultReport;
+import dev.hourglass.api.ScheduleDefinition;
+import dev.hourglass.api.ScheduleView;
 import dev.hourglass.node.testing.CallbackReceiver;
 import dev.hourglass.sdk.dubbo.HourglassDubboClient;
 import java.nio.charset.StandardCharsets;
@@ -96,6 +98,63 @@ class DubboSubmitIT {
 
     private int storedJobs() {
         return hg.app.get("/api/v1/jobs?limit=500").json().get("items").size();
+    }
+
+    @Test
+    void schedulesOverDubboAsOverHttp() {
+        ScheduleDefinition daily = new ScheduleDefinition()
+                .setService(service)
+                .setCron("0 30 9 * * MON-FRI")
+                .setTimeZone("Asia/Shanghai")
+                .setPayload("{\"report\": \"sales\"}");
+        ScheduleView put = as(hg.appToken, null, () -> plain.putSchedule("dubbo-report", daily));
+        assertThat(put.getApp()).isEqualTo("shop");
+        assertThat(put.getPayload()).isEqualTo("{\"report\":\"sales\"}");
+        assertThat(put.getNextFireTimes()).hasSize(5).allMatch(t -> t.toString().endsWith("T01:30:00Z"));
+        assertThat(put.getLastJobId())
+                .as("the next occurrence is a job already")
+                .isNotNull();
+        assertThat(put.getLastJobState()).isEqualTo(JobState.DELAYED);
+        // the same schedule over HTTP: one store
+        assertThat(hg.app
+                        .get("/api/v1/schedules/dubbo-report")
+                        .json()
+                        .get("generation")
+                        .asLong())
+                .isEqualTo(put.getGeneration());
+        assertThat(as(hg.appToken, null, () -> plain.listSchedules(null, 10)))
+                .extracting(ScheduleView::getName)
+                .contains("dubbo-report");
+
+        ScheduleView paused = as(hg.appToken, null, () -> plain.pauseSchedule("dubbo-report"));
+        assertThat(paused.isPaused()).isTrue();
+        assertThat(as(hg.appToken, null, () -> plain.getSchedule("dubbo-report"))
+                        .isPaused())
+                .isTrue();
+        assertThat(as(hg.appToken, null, () -> plain.resumeSchedule("dubbo-report"))
+                        .isPaused())
+                .isFalse();
+        JobView now = as(hg.appToken, null, () -> plain.triggerSchedule("dubbo-report", "report-now-1"));
+        assertThat(now.getAttributes()).containsEntry("hourglass-schedule", "dubbo-report");
+        assertThat(as(hg.appToken, null, () -> plain.triggerSchedule("dubbo-report", "report-now-1"))
+                        .getId())
+                .isEqualTo(now.getId());
+
+        HourglassException bad = error(() -> as(
+                hg.appToken,
+                null,
+                () -> plain.putSchedule(
+                        "dubbo-bad",
+                        new ScheduleDefinition().setService(service).setEvery("PT0.1S"))));
+        assertThat(bad.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+        assertThat(bad.field()).isEqualTo("every");
+        as(hg.appToken, null, () -> {
+            plain.deleteSchedule("dubbo-report");
+            return null;
+        });
+        assertThat(error(() -> as(hg.appToken, null, () -> plain.getSchedule("dubbo-report")))
+                        .code())
+                .isEqualTo(ErrorCode.NOT_FOUND);
     }
 
     @Test

@@ -13,11 +13,17 @@ import dev.hourglass.api.Reservation;
 import dev.hourglass.api.ReserveRequest;
 import dev.hourglass.api.ResultAnswer;
 import dev.hourglass.api.ResultReport;
+import dev.hourglass.api.ScheduleDefinition;
+import dev.hourglass.api.ScheduleView;
 import dev.hourglass.node.api.FrontDoorRules;
 import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.schedule.ScheduleSpec;
+import dev.hourglass.node.manage.JobInputs;
 import dev.hourglass.node.manage.JobManager;
 import dev.hourglass.node.manage.JobViews;
 import dev.hourglass.node.pull.PullConsumers;
+import dev.hourglass.node.schedule.ScheduleCommands;
+import dev.hourglass.node.schedule.ScheduleViews;
 import dev.hourglass.node.tenant.Caller;
 import dev.hourglass.node.tenant.RateLimitedException;
 import dev.hourglass.node.tenant.Tenants;
@@ -47,8 +53,11 @@ public final class DubboJobService implements DelayJobService {
     private final PullConsumers pull;
     private final Tenants tenants;
     private final FrontDoorRules rules;
+    private final ScheduleCommands schedules;
 
-    public DubboJobService(JobManager jobs, PullConsumers pull, Tenants tenants, FrontDoorRules rules) {
+    public DubboJobService(
+            JobManager jobs, PullConsumers pull, ScheduleCommands schedules, Tenants tenants, FrontDoorRules rules) {
+        this.schedules = schedules;
         this.jobs = jobs;
         this.pull = pull;
         this.tenants = tenants;
@@ -231,6 +240,75 @@ public final class DubboJobService implements DelayJobService {
      * the connection's peer; a RATE_LIMITED leaves as a plain HourglassException (the client does
      * not have the node's subclass).
      */
+    // ---- schedules (docs/api.md, "Schedules") ---------------------------------------------------
+
+    @Override
+    public ScheduleView putSchedule(String name, ScheduleDefinition d) {
+        return call("putSchedule", () -> {
+            String app = actingApp(caller());
+            if (d == null) {
+                throw HourglassException.invalid(null, "a schedule definition is required");
+            }
+            ScheduleSpec spec = new ScheduleSpec(
+                    d.getService(),
+                    d.getCron(),
+                    d.getEvery(),
+                    d.getTimeZone(),
+                    d.getPayload() == null ? "null" : jsonText(d.getPayload()),
+                    d.getAttributes(),
+                    d.getStartAt() == null ? null : JobInputs.epochMillis("startAt", d.getStartAt()),
+                    d.getEndAt() == null ? null : JobInputs.epochMillis("endAt", d.getEndAt()),
+                    d.getMisfire(),
+                    d.getCatchUpWindowMs(),
+                    d.getOverlap(),
+                    d.getPaused(),
+                    d.getMaxAttempts(),
+                    d.getTimeoutMs(),
+                    d.getExpireAfterMs());
+            return ScheduleViews.of(schedules.put(app, name, spec));
+        });
+    }
+
+    @Override
+    public ScheduleView getSchedule(String name) {
+        return call("getSchedule", () -> ScheduleViews.of(schedules.get(actingApp(caller()), name)));
+    }
+
+    @Override
+    public List<ScheduleView> listSchedules(String cursor, int limit) {
+        return call(
+                "listSchedules",
+                () -> schedules.list(actingApp(caller()), cursor, FrontDoorRules.pageLimit(limit)).stream()
+                        .map(ScheduleViews::of)
+                        .toList());
+    }
+
+    @Override
+    public void deleteSchedule(String name) {
+        call("deleteSchedule", () -> {
+            schedules.delete(actingApp(caller()), name);
+            return null;
+        });
+    }
+
+    @Override
+    public ScheduleView pauseSchedule(String name) {
+        return call("pauseSchedule", () -> ScheduleViews.of(schedules.pause(actingApp(caller()), name)));
+    }
+
+    @Override
+    public ScheduleView resumeSchedule(String name) {
+        return call("resumeSchedule", () -> ScheduleViews.of(schedules.resume(actingApp(caller()), name)));
+    }
+
+    @Override
+    public JobView triggerSchedule(String name, String bizKey) {
+        return call(
+                "triggerSchedule",
+                () -> JobViews.of(
+                        schedules.trigger(actingApp(caller()), name, bizKey).job()));
+    }
+
     private Caller caller() {
         String token = RpcContext.getServerAttachment().getAttachment(TOKEN_ATTACHMENT);
         try {

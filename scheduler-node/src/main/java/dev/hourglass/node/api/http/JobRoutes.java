@@ -15,6 +15,7 @@ import dev.hourglass.node.core.job.JobPage;
 import dev.hourglass.node.core.job.JobQuery;
 import dev.hourglass.node.core.job.Names;
 import dev.hourglass.node.core.port.JobWrites;
+import dev.hourglass.node.core.schedule.Schedule;
 import dev.hourglass.node.manage.JobManager;
 import dev.hourglass.node.tenant.Caller;
 import io.javalin.config.RoutesConfig;
@@ -142,9 +143,12 @@ public final class JobRoutes implements RouteGroup {
             }
         }
         String cursor = QueryParams.jobCursor(ctx);
+        String schedule = ctx.queryParam("schedule");
         JobPage page = jobs.search(new JobQuery(
                 app,
                 bizKey,
+                // a schedule's jobs are those of its bizKeys (docs/api.md, "Schedules")
+                schedule == null ? null : Schedule.bizKeyPrefix(Names.requireName("schedule", schedule)),
                 state,
                 ctx.queryParam("service"),
                 QueryParams.time(ctx, "fireFrom"),

@@ -10,7 +10,10 @@ import dev.hourglass.api.HourglassException;
 import dev.hourglass.api.Iso8601;
 import dev.hourglass.node.core.job.Execution;
 import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.schedule.Schedule;
 import dev.hourglass.node.core.service.ServiceDefinition;
+import dev.hourglass.node.schedule.ScheduleCommands;
+import java.time.Duration;
 import java.util.Map;
 
 /** The API's JSON: one ObjectMapper, the wire shapes of docs/api.md, "HTTP API", and the time format. */
@@ -65,6 +68,49 @@ final class Json {
         job.attributes().forEach(attributes::put);
         n.put("lastError", job.lastError());
         n.put("shard", job.shard());
+        return n;
+    }
+
+    static ObjectNode schedule(ScheduleCommands.View view) {
+        Schedule s = view.schedule();
+        ObjectNode n = object();
+        n.put("name", s.name());
+        n.put("app", s.app());
+        n.put("service", s.service());
+        n.put("shard", s.shard());
+        n.put("cron", s.cron());
+        n.put(
+                "every",
+                s.everyMs() == null ? null : Duration.ofMillis(s.everyMs()).toString());
+        n.put("timeZone", s.timeZone());
+        n.putRawValue("payload", new RawValue(s.payload()));
+        ObjectNode attributes = n.putObject("attributes");
+        s.attributes().forEach(attributes::put);
+        n.put("startAt", s.startAt() == null ? null : time(s.startAt()));
+        n.put("endAt", s.endAt() == null ? null : time(s.endAt()));
+        n.put("misfire", s.misfire().name());
+        n.put("catchUpWindowMs", s.catchUpWindowMs());
+        n.put("overlap", s.overlap().name());
+        n.put("paused", s.paused());
+        n.put("pausedAt", s.pausedAt() == null ? null : time(s.pausedAt()));
+        n.put("maxAttempts", s.maxAttempts());
+        n.put("timeoutMs", s.timeoutMs());
+        n.put("expireAfterMs", s.expireAfterMs());
+        n.put("generation", s.generation());
+        ArrayNode next = n.putArray("nextFireTimes");
+        view.nextFireTimes().forEach(t -> next.add(time(t)));
+        if (s.lastOccurrenceAt() == null) {
+            n.putNull("lastOccurrence");
+        } else {
+            ObjectNode last = n.putObject("lastOccurrence");
+            last.put("time", time(s.lastOccurrenceAt()));
+            last.put("jobId", s.lastJobId() == null ? null : Long.toString(s.lastJobId()));
+            last.put(
+                    "state",
+                    view.lastJob() == null ? null : view.lastJob().state().name());
+        }
+        n.put("createdAt", time(s.createdAt()));
+        n.put("updatedAt", time(s.updatedAt()));
         return n;
     }
 

@@ -233,6 +233,7 @@ public final class Database implements AutoCloseable {
         configuration.addMapper(AlertMapper.class);
         configuration.addMapper(AuditMapper.class);
         configuration.addMapper(ReservationMapper.class);
+        configuration.addMapper(ScheduleMapper.class);
         return new UnavailabilityTranslator(new SqlSessionFactoryBuilder().build(configuration));
     }
 

@@ -205,7 +205,7 @@ public final class MyBatisJobRepository implements JobReads, JobWrites {
     }
 
     /** Takes the keys of the batch (the first job of a key takes it); returns each key's holder. */
-    private static Map<String, Long> reserveBizKeys(JobMapper m, List<Job> jobs) {
+    static Map<String, Long> reserveBizKeys(JobMapper m, List<Job> jobs) {
         TreeMap<String, BizKeyRow> wanted = new TreeMap<>();
         for (Job job : jobs) {
             if (job.bizKey() != null) {
@@ -242,7 +242,7 @@ public final class MyBatisJobRepository implements JobReads, JobWrites {
         return found;
     }
 
-    private static String keyOf(String app, String bizKey) {
+    static String keyOf(String app, String bizKey) {
         return app + '\n' + bizKey;
     }
 
