@@ -276,7 +276,12 @@ public final class HourglassNode implements AutoCloseable {
             this.schedules = new MaterializeSchedulesTask(
                     scheduleStore, jobs, cronSyntax, this.shards, MaterializeSchedulesTask.Settings.DEFAULTS, clock);
             var scheduleCommands = new ScheduleCommands(
-                    scheduleStore, jobs, cronSyntax, config.cluster.shards, schedules::passNow, clock);
+                    scheduleStore,
+                    jobs,
+                    cronSyntax,
+                    new ShardPlacement(config.cluster.shards),
+                    schedules::passNow,
+                    clock);
             this.pullTimers = new ThreadedScheduler("hourglass-pull-timer", 1, clock);
             this.pullReservers = new ThreadedScheduler("hourglass-pull-reserve", 2, clock);
             this.pull = new PullConsumers(
@@ -486,7 +491,6 @@ public final class HourglassNode implements AutoCloseable {
         return AdminTokenFile.load(dataDir);
     }
 
-    /** A start that failed half-way: stop what it started, in reverse order. */
     private void closeSchedules() {
         if (schedulesRun != null) {
             schedulesRun.close();
@@ -499,6 +503,7 @@ public final class HourglassNode implements AutoCloseable {
         }
     }
 
+    /** A start that failed half-way: stop what it started, in reverse order. */
     private void stopWhatStarted() {
         for (AutoCloseable part : new AutoCloseable[] {
             databaseWatch,

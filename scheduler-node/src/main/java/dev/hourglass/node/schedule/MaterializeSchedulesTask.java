@@ -36,8 +36,11 @@ import org.slf4j.LoggerFactory;
  * of it), and the next owner goes on from the cursor.
  *
  * <p>{@code overlap: SKIP}: one occurrence at a time. The next is submitted once the previous job
- * is no longer live; while it is, the schedule is looked at again every second until the next
- * occurrence's time, when that occurrence is skipped if the previous job is still live then.
+ * is no longer live; while it is, the schedule is looked at again when that job can have ended
+ * (its fire time, then its deadline) and at the latest at the next occurrence's time, when that
+ * occurrence is skipped if the previous job is still live. So a daily schedule costs a few passes
+ * a day; an occurrence whose predecessor ended within its last second may fire up to a run (500
+ * ms) late.
  *
  * <p>Threading: {@link #run()} on one thread (the node's periodic thread); {@link #passNow} from any
  * thread (a put or resume through this node), which is safe for the reason above.
@@ -48,8 +51,10 @@ public final class MaterializeSchedulesTask implements PeriodicTask {
     static final int PAGE = 500;
 
     static final int MAX_PAGES = 20;
-    /** How often an {@code overlap: SKIP} schedule whose previous job is live is looked at again. */
+    /** The least time before an {@code overlap: SKIP} schedule whose previous job is live is looked at again. */
     static final long OVERLAP_RECHECK_MS = 1_000;
+    /** When a schedule whose jobs its service refuses is looked at again. */
+    static final long RETRY_LATER_MS = 60_000;
 
     /** @param lookaheadMs how far ahead occurrences are submitted; @param graceMs see the planner */
     public record Settings(long lookaheadMs, long graceMs) {
@@ -108,11 +113,30 @@ public final class MaterializeSchedulesTask implements PeriodicTask {
      * A failure is logged; the schedule's next check stays, so the next run tries again.
      */
     public List<Job> passNow(Schedule s) {
+        long now = clock.millis();
         try {
-            return pass(s, clock.millis());
+            return pass(s, now);
+        } catch (HourglassException e) {
+            // the schedule no longer fits its service (deleted meanwhile, or changed): looked at
+            // again in a minute rather than at every run, where it would crowd out the others
+            LOG.warn(
+                    "schedule {}: no job submitted, looked at again in {} s: {}",
+                    s.key(),
+                    RETRY_LATER_MS / 1_000,
+                    e.getMessage());
+            postponeQuietly(s, now + RETRY_LATER_MS);
+            return List.of();
         } catch (RuntimeException e) {
             LOG.warn("schedule {}: pass failed, tried again at the next run: {}", s.key(), e.toString());
             return List.of();
+        }
+    }
+
+    private void postponeQuietly(Schedule s, long until) {
+        try {
+            store.postpone(s.app(), s.name(), s.generation(), until);
+        } catch (RuntimeException e) {
+            LOG.debug("schedule {}: not postponed: {}", s.key(), e.toString());
         }
     }
 
@@ -127,12 +151,15 @@ public final class MaterializeSchedulesTask implements PeriodicTask {
         Long nextCheck = plan.nextCheckMs();
         if (s.overlap() == Overlap.SKIP && !planned.isEmpty()) {
             Planned first = planned.get(0);
-            if (previousIsLive(s)) {
+            Job previous = livePrevious(s);
+            if (previous != null) {
                 if (first.fireAtMs() > now) {
-                    // not yet: look again until its time (no job, the cursor stays)
+                    // not yet (no job, the cursor stays): looked at again once the previous job can
+                    // have ended (its fire time while DELAYED, its deadline while RUNNING), at the
+                    // latest at the occurrence's time, which decides it
                     planned = List.of();
                     cursor = s.cursorAt();
-                    nextCheck = Math.min(first.fireAtMs(), now + OVERLAP_RECHECK_MS);
+                    nextCheck = Math.min(first.fireAtMs(), Math.max(now + OVERLAP_RECHECK_MS, previous.dueAt()));
                 } else {
                     planned = List.of(); // its time came while the previous job is live: skipped
                     cursor = first.occurrenceMs();
@@ -165,15 +192,16 @@ public final class MaterializeSchedulesTask implements PeriodicTask {
         return stored;
     }
 
-    private boolean previousIsLive(Schedule s) {
+    /** The job of the schedule's last occurrence if it is live (DELAYED or RUNNING), else null. */
+    private Job livePrevious(Schedule s) {
         if (s.lastJobId() == null) {
-            return false;
+            return null;
         }
         try {
-            JobState state = jobs.get(Caller.ofApp(s.app()), s.lastJobId()).state();
-            return state == JobState.DELAYED || state == JobState.RUNNING;
+            Job job = jobs.get(Caller.ofApp(s.app()), s.lastJobId());
+            return job.state() == JobState.DELAYED || job.state() == JobState.RUNNING ? job : null;
         } catch (HourglassException gone) {
-            return false;
+            return null;
         }
     }
 }

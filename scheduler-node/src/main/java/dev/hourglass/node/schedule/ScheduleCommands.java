@@ -14,6 +14,7 @@ import dev.hourglass.node.core.schedule.Recurrence;
 import dev.hourglass.node.core.schedule.Schedule;
 import dev.hourglass.node.core.schedule.ScheduleSpec;
 import dev.hourglass.node.core.schedule.Series;
+import dev.hourglass.node.core.shard.ShardPlacement;
 import dev.hourglass.node.manage.JobManager;
 import dev.hourglass.node.manage.JobManager.JobTemplate;
 import dev.hourglass.node.tenant.Caller;
@@ -27,6 +28,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.LongPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,7 +56,7 @@ public final class ScheduleCommands {
     private final ScheduleStore store;
     private final JobManager jobs;
     private final CronSyntax cronSyntax;
-    private final int shardCount;
+    private final ShardPlacement placement;
     private final Consumer<Schedule> passNow;
     private final Clock clock;
 
@@ -66,13 +68,13 @@ public final class ScheduleCommands {
             ScheduleStore store,
             JobManager jobs,
             CronSyntax cronSyntax,
-            int shardCount,
+            ShardPlacement placement,
             Consumer<Schedule> passNow,
             Clock clock) {
         this.store = store;
         this.jobs = jobs;
         this.cronSyntax = cronSyntax;
-        this.shardCount = shardCount;
+        this.placement = placement;
         this.passNow = passNow;
         this.clock = clock;
     }
@@ -83,10 +85,10 @@ public final class ScheduleCommands {
     public View put(String app, String name, ScheduleSpec spec) {
         Names.requireName("name", name);
         long now = clock.millis();
-        Schedule checked = check(app, name, spec, now);
-        Optional<Schedule> before = store.put(checked);
-        before.ifPresent(old -> cancelUnfired(old.app(), old.name(), old.generation()));
-        return view(passed(app, name).orElse(checked));
+        Schedule stored = store.put(check(app, name, spec, now));
+        // every other generation's: also what an earlier put that failed before its cancels left
+        cancelUnfired(app, name, g -> g != stored.generation());
+        return view(passed(app, name).orElse(stored));
     }
 
     public View get(String app, String name) {
@@ -114,16 +116,16 @@ public final class ScheduleCommands {
     }
 
     public void delete(String app, String name) {
-        Schedule s = find(app, name);
-        if (store.delete(app, name)) {
-            cancelUnfired(app, name, null);
-        }
-        LOG.info("schedule {} deleted (generation {})", s.key(), s.generation());
+        Schedule deleted = store.delete(app, name).orElseThrow(() -> notFound(name));
+        // up to the deleted generation: a schedule created again meanwhile keeps its jobs
+        cancelUnfired(app, name, g -> g <= deleted.generation());
+        LOG.info("schedule {} deleted (generation {})", deleted.key(), deleted.generation());
     }
 
     public View pause(String app, String name) {
         Schedule s = store.setPaused(app, name, true, clock.millis()).orElseThrow(() -> notFound(name));
-        cancelUnfired(app, name, null);
+        // up to the paused generation: a resume meanwhile starts a new one, whose jobs stay
+        cancelUnfired(app, name, g -> g <= s.generation());
         return view(s);
     }
 
@@ -159,9 +161,8 @@ public final class ScheduleCommands {
     }
 
     private View view(Schedule s) {
-        long now = clock.millis();
-        long from = s.startAt() == null ? now : Math.max(now, s.startAt() - 1);
-        List<Long> next = seriesOf(s, cronSyntax).next(from, NEXT_FIRE_TIMES);
+        // from now, or from startAt if later (the series starts there)
+        List<Long> next = seriesOf(s, cronSyntax).next(clock.millis(), NEXT_FIRE_TIMES);
         Job last = null;
         if (s.lastJobId() != null) {
             try {
@@ -187,17 +188,20 @@ public final class ScheduleCommands {
     }
 
     /**
-     * Cancels the jobs of the schedule that have not fired: of {@code generation} only, or of every
-     * generation when null. One that fires meanwhile is left to run.
+     * Cancels the schedule's jobs that have not fired, of the generations {@code which} accepts.
+     * After the transaction that changed the schedule: from then on no pass writes a job of those
+     * generations, so the jobs found are all there are. One that fires meanwhile is left to run.
      */
-    private void cancelUnfired(String app, String name, Long generation) {
-        String prefix = Schedule.bizKeyPrefix(name) + (generation == null ? "" : generation + ":");
-        for (long id : store.unfiredJobs(app, prefix)) {
+    private void cancelUnfired(String app, String name, LongPredicate which) {
+        for (ScheduleStore.ScheduledJob job : store.unfiredJobs(app, name)) {
+            if (!which.test(job.generation())) {
+                continue;
+            }
             try {
-                jobs.cancel(Caller.ofApp(app), id);
+                jobs.cancel(Caller.ofApp(app), job.jobId());
             } catch (HourglassException e) {
                 // it fired, or was canceled, meanwhile: nothing to undo
-                LOG.debug("job {} of schedule {}/{} not canceled: {}", id, app, name, e.getMessage());
+                LOG.debug("job {} of schedule {}/{} not canceled: {}", job.jobId(), app, name, e.getMessage());
             }
         }
     }
@@ -249,7 +253,7 @@ public final class ScheduleCommands {
                         spec.expireAfterMs()),
                 OWN_ATTRIBUTES);
         Optional<Schedule> existing = store.find(app, name);
-        long generation = existing.map(e -> Math.max(now, e.generation() + 1)).orElse(now);
+        long generation = now; // the store makes it the replaced one's + 1 if that is higher
         boolean paused = spec.paused() != null
                 ? spec.paused()
                 : existing.map(Schedule::paused).orElse(false);
@@ -304,8 +308,20 @@ public final class ScheduleCommands {
     }
 
     /** The shard of a schedule: its owner node materialises it, as it fires that shard's jobs. */
-    int shardOf(String app, String name) {
-        long h = (app + '/' + name).hashCode() * 0x9E3779B97F4A7C15L;
-        return (int) Math.floorMod(h ^ (h >>> 32), (long) shardCount);
+    private int shardOf(String app, String name) {
+        return placement.shardOfKey(app + '/' + name);
+    }
+
+    /**
+     * An IANA region ({@code Europe/Berlin}) or UTC: not an offset ({@code +08:00}) nor one of the
+     * old abbreviations the JDK still knows ({@code EST}, {@code Etc/GMT+8}, {@code SystemV/…}),
+     * which have no daylight-saving rules of a place.
+     */
+    static boolean isRegion(String zone) {
+        return zone.equals("UTC")
+                || (ZoneId.getAvailableZoneIds().contains(zone)
+                        && zone.indexOf('/') > 0
+                        && !zone.startsWith("Etc/")
+                        && !zone.startsWith("SystemV/"));
     }
 }

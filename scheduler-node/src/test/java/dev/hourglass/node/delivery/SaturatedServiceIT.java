@@ -38,7 +38,7 @@ class SaturatedServiceIT {
         record Submitted(String id, long fireAt) {}
         List<Submitted> jobs = new ArrayList<>();
         long start = System.currentTimeMillis();
-        for (int i = 0; i < 75; i++) { // 2.5 a second for 30 s; the receiver takes ~1.2 a second
+        for (int i = 0; i < 50; i++) { // 2.5 a second for 20 s; the receiver takes ~1.2 a second
             long at = start + i * 400L;
             Thread.sleep(Math.max(0, at - System.currentTimeMillis()));
             var job = f.submit(service, 0, "\"bizKey\":\"overload-" + i + "\"");

@@ -161,6 +161,8 @@ abstract class ScheduleContract {
         cases.put("{" + s + ",\"every\":\"PT0.5S\"}", "every");
         cases.put("{" + s + ",\"every\":\"soon\"}", "every");
         cases.put("{" + s + ",\"every\":\"PT1M\",\"timeZone\":\"Mars/Olympus\"}", "timeZone");
+        cases.put("{" + s + ",\"every\":\"PT1M\",\"timeZone\":\"EST\"}", "timeZone");
+        cases.put("{" + s + ",\"every\":\"PT1M\",\"timeZone\":\"+08:00\"}", "timeZone");
         cases.put(
                 "{" + s
                         + ",\"every\":\"PT1M\",\"startAt\":\"2030-01-02T00:00:00Z\",\"endAt\":\"2030-01-01T00:00:00Z\"}",
@@ -196,7 +198,7 @@ abstract class ScheduleContract {
     }
 
     @Test
-    void pauseCancelsWhatHasNotFiredAndResumeDoesNotCatchUpTheTimePaused() throws Exception {
+    void pauseCancelsWhatHasNotFiredAndResumeDoesNotCatchUpTheTimePaused() {
         assertThat(put("beat", "{\"service\":\"" + service + "\",\"every\":\"PT1S\"}")
                         .status())
                 .isEqualTo(200);
@@ -210,7 +212,10 @@ abstract class ScheduleContract {
                         .get("items"))
                 .as("nothing left to fire while paused")
                 .isEmpty();
-        Thread.sleep(3_000); // three occurrences while paused: none may come, now or after the resume
+        // three occurrences while paused: none comes, now or after the resume
+        await().during(Duration.ofSeconds(3))
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> deliveriesOf("beat").keySet().stream().noneMatch(o -> o > pausedAt + 1_000));
         Answer resumed = f.app.post("/api/v1/schedules/beat/resume", "");
         assertThat(resumed.status()).as(resumed.text()).isEqualTo(200);
         long resumedAt = System.currentTimeMillis();
@@ -254,5 +259,24 @@ abstract class ScheduleContract {
         String id = a.json().get("id").asText();
         await().atMost(Duration.ofSeconds(10)).until(() -> f.state(id).equals("FINISHED"));
         assertThat(f.app.post("/api/v1/schedules/none/trigger", "").status()).isEqualTo(404);
+    }
+
+    @Test
+    void pausingOneScheduleLeavesTheJobsOfAnotherWhoseNameItsNameMatchesAsAPattern() {
+        // "_" is a one-character wildcard in SQL's LIKE: a_b must not reach axb's jobs
+        assertThat(put("a_b", "{\"service\":\"" + service + "\",\"cron\":\"0 0 3 * * *\"}")
+                        .status())
+                .isEqualTo(200);
+        assertThat(put("axb", "{\"service\":\"" + service + "\",\"cron\":\"0 0 3 * * *\"}")
+                        .status())
+                .isEqualTo(200);
+        assertThat(f.app.post("/api/v1/schedules/a_b/pause", "").status()).isEqualTo(200);
+        assertThat(f.app.get("/api/v1/jobs?schedule=axb&state=DELAYED").json().get("items"))
+                .hasSize(1);
+        assertThat(f.app.get("/api/v1/jobs?schedule=a_b&state=DELAYED").json().get("items"))
+                .isEmpty();
+        assertThat(f.app.delete("/api/v1/schedules/a_b").status()).isEqualTo(204);
+        assertThat(f.app.get("/api/v1/jobs?schedule=axb&state=DELAYED").json().get("items"))
+                .hasSize(1);
     }
 }

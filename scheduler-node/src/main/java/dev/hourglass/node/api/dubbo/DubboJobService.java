@@ -233,13 +233,6 @@ public final class DubboJobService implements DelayJobService {
         return call("touch", () -> JobViews.reservation(pull.touch(caller().scope(), id(jobId), attempt, ttr)));
     }
 
-    // ---- the caller ------------------------------------------------------------------------------
-
-    /**
-     * The caller of the current call. The client address for the failed-authentication limit is
-     * the connection's peer; a RATE_LIMITED leaves as a plain HourglassException (the client does
-     * not have the node's subclass).
-     */
     // ---- schedules (docs/api.md, "Schedules") ---------------------------------------------------
 
     @Override
@@ -309,6 +302,13 @@ public final class DubboJobService implements DelayJobService {
                         schedules.trigger(actingApp(caller()), name, bizKey).job()));
     }
 
+    // ---- the caller ------------------------------------------------------------------------------
+
+    /**
+     * The caller of the current call. The client address for the failed-authentication limit is
+     * the connection's peer; a RATE_LIMITED leaves as a plain HourglassException (the client does
+     * not have the node's subclass).
+     */
     private Caller caller() {
         String token = RpcContext.getServerAttachment().getAttachment(TOKEN_ATTACHMENT);
         try {

@@ -14,10 +14,11 @@ import java.util.Optional;
 public interface ScheduleStore {
 
     /**
-     * Creates {@code schedule}, or replaces the stored one of that name (the caller has given it the
-     * next generation). Returns the schedule stored before, if any.
+     * Creates {@code schedule}, or replaces the stored one of that name. The generation stored is
+     * {@code schedule}'s or, if that is not above the replaced one's, the replaced one's + 1 (decided
+     * under the row's lock, so two puts never share one). Returns the schedule as stored.
      */
-    Optional<Schedule> put(Schedule schedule);
+    Schedule put(Schedule schedule);
 
     Optional<Schedule> find(String app, String name);
 
@@ -27,7 +28,8 @@ public interface ScheduleStore {
      */
     List<Schedule> list(String app, String afterApp, String afterName, int limit);
 
-    boolean delete(String app, String name);
+    /** Deletes the schedule; returns it as it was, or empty if there was none. */
+    Optional<Schedule> delete(String app, String name);
 
     /** Names of the app's schedules whose jobs go to {@code service}, at most a few. */
     List<String> namingService(String app, String service);
@@ -47,8 +49,17 @@ public interface ScheduleStore {
     Optional<List<Job>> materialize(Schedule seen, List<Job> jobs, long cursorAt, Long nextCheckAt, long now);
 
     /**
-     * Ids of an app's jobs whose bizKey starts with {@code bizKeyPrefix} (a schedule's, or one
-     * generation's) that have not fired yet: live, DELAYED, no attempt made.
+     * The schedule's jobs that have not fired yet (live, DELAYED, no attempt made), of every
+     * generation: the job id and the generation its bizKey names.
      */
-    List<Long> unfiredJobs(String app, String bizKeyPrefix);
+    List<ScheduledJob> unfiredJobs(String app, String name);
+
+    /** A schedule's job: its id and the generation of the schedule that submitted it. */
+    record ScheduledJob(long jobId, long generation) {}
+
+    /**
+     * Moves the schedule's next check to {@code until} if it is earlier and the schedule is still at
+     * {@code generation}: a pass that failed for a reason a retry at once would meet again.
+     */
+    void postpone(String app, String name, long generation, long until);
 }

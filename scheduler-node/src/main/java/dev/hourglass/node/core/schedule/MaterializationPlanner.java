@@ -20,12 +20,12 @@ import java.util.OptionalLong;
  * <p>Example, {@code every: PT1S}, cursor 10:00:00, now 10:05:00, grace 60 s, window 1 h,
  * lookahead 30 s: 10:00:01 … 10:03:59 are missed (FIRE_ONCE: one job, occurrence 10:03:59, firing
  * now; FIRE_ALL: 239 jobs firing now; SKIP: none); 10:04:00 … 10:05:30 are submitted at their own
- * times (the first 60 at once); the new cursor is 10:05:30.
+ * times (the 61 up to 10:05:00 fire at once); the new cursor is 10:05:30.
  */
 public final class MaterializationPlanner {
     /** How many missed occurrences {@link Misfire#FIRE_ALL} submits at most: the newest. */
     public static final int MAX_FIRE_ALL = 1_000;
-    /** How many occurrences one pass submits at most for one schedule; the next pass goes on. */
+    /** How many on-time occurrences one pass submits at most for one schedule; the next pass goes on. */
     public static final int MAX_PER_PASS = 2_000;
 
     private final long lookaheadMs;
@@ -50,34 +50,23 @@ public final class MaterializationPlanner {
 
     public Plan plan(Series series, long cursorMs, long nowMs, Misfire misfire, long catchUpWindowMs) {
         List<Planned> jobs = new ArrayList<>();
-        long cursor = cursorMs;
         long lateSince = nowMs - graceMs; // before this, an occurrence missed its time
-        long windowStart = nowMs - catchUpWindowMs; // before this, it is not caught up at all
-        if (cursor < windowStart - 1) {
-            cursor = windowStart - 1; // an outage longer than the window: jump, do not walk it
-        }
-        Deque<Long> missed = new ArrayDeque<>();
+        long windowStart = nowMs - catchUpWindowMs; // before this, a miss is not caught up at all
+        // misses older than both are gone: jumped over, never walked (an outage of days)
+        long cursor = Math.max(cursorMs, Math.min(windowStart, lateSince) - 1);
         OptionalLong next = series.firstAfter(cursor);
-        int walked = 0;
-        while (next.isPresent() && next.getAsLong() < lateSince && walked < MAX_PER_PASS * 10) {
-            missed.addLast(next.getAsLong());
-            if (missed.size() > MAX_FIRE_ALL) {
-                missed.removeFirst();
-            }
-            cursor = next.getAsLong();
-            next = series.firstAfter(cursor);
-            walked++;
-        }
-        if (!missed.isEmpty()) {
-            switch (misfire) {
-                case FIRE_ONCE -> jobs.add(new Planned(missed.getLast(), nowMs));
-                case FIRE_ALL -> missed.forEach(occurrence -> jobs.add(new Planned(occurrence, nowMs)));
-                case SKIP -> {}
-            }
-        }
         if (next.isPresent() && next.getAsLong() < lateSince) {
-            // the walk stopped on its bound: the next pass goes on from here
-            return new Plan(jobs, cursor, nowMs);
+            int wanted =
+                    switch (misfire) {
+                        case SKIP -> 0;
+                        case FIRE_ONCE -> 1;
+                        case FIRE_ALL -> MAX_FIRE_ALL;
+                    };
+            for (long occurrence : newestBefore(series, cursor, lateSince, wanted)) {
+                jobs.add(new Planned(occurrence, nowMs));
+            }
+            cursor = lateSince - 1; // every miss is decided: caught up or given up
+            next = series.firstAfter(cursor);
         }
         long horizon = nowMs + lookaheadMs;
         while (next.isPresent()
@@ -89,5 +78,31 @@ public final class MaterializationPlanner {
         }
         Long nextCheck = next.isPresent() ? Math.max(nowMs, next.getAsLong() - lookaheadMs) : null;
         return new Plan(jobs, cursor, nextCheck);
+    }
+
+    /**
+     * Up to {@code wanted} of the newest occurrences in ({@code from}, {@code before}), oldest first.
+     * Found by looking back over spans that double (1 s, 2 s, 4 s, …), so that a long outage costs
+     * about twice the occurrences kept, not one step per occurrence missed.
+     */
+    static List<Long> newestBefore(Series series, long from, long before, int wanted) {
+        if (wanted == 0) {
+            return List.of();
+        }
+        for (long span = 1_000; ; span = span > Long.MAX_VALUE / 4 ? Long.MAX_VALUE / 2 : span * 2) {
+            long start = before - from <= span ? from : before - span;
+            Deque<Long> found = new ArrayDeque<>();
+            OptionalLong t = series.firstAfter(start);
+            while (t.isPresent() && t.getAsLong() < before) {
+                found.addLast(t.getAsLong());
+                if (found.size() > wanted) {
+                    found.removeFirst();
+                }
+                t = series.firstAfter(t.getAsLong());
+            }
+            if (found.size() >= wanted || start == from) {
+                return new ArrayList<>(found);
+            }
+        }
     }
 }

@@ -8,7 +8,7 @@ import java.util.OptionalLong;
  * When a schedule's occurrences are, as instants (epoch milliseconds): a cron expression in a zone
  * ({@link CronRecurrence}) or a fixed interval ({@link IntervalRecurrence}). Pure and thread-safe.
  */
-public sealed interface Recurrence permits CronRecurrence, IntervalRecurrence {
+public sealed interface Recurrence permits CronRecurrence, IntervalRecurrence, Series {
     /** The first occurrence strictly after {@code afterMs}, or empty if there is none. */
     OptionalLong firstAfter(long afterMs);
 

@@ -1,14 +1,12 @@
 package dev.hourglass.node.core.schedule;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.OptionalLong;
 
 /**
  * A schedule's occurrences: its recurrence between {@code startAtMs} and {@code endAtMs}, both
  * inclusive (null: unbounded). Pure and thread-safe.
  */
-public record Series(Recurrence recurrence, Long startAtMs, Long endAtMs) {
+public record Series(Recurrence recurrence, Long startAtMs, Long endAtMs) implements Recurrence {
     public Series {
         if (startAtMs != null && endAtMs != null && endAtMs < startAtMs) {
             throw new IllegalArgumentException("endAt is before startAt");
@@ -16,6 +14,7 @@ public record Series(Recurrence recurrence, Long startAtMs, Long endAtMs) {
     }
 
     /** The first occurrence strictly after {@code afterMs}, or empty when there is none (any more). */
+    @Override
     public OptionalLong firstAfter(long afterMs) {
         long from = startAtMs == null ? afterMs : Math.max(afterMs, startAtMs - 1);
         OptionalLong next = recurrence.firstAfter(from);
@@ -23,20 +22,5 @@ public record Series(Recurrence recurrence, Long startAtMs, Long endAtMs) {
             return OptionalLong.empty();
         }
         return next;
-    }
-
-    /** Up to {@code count} occurrences strictly after {@code afterMs}, in order. */
-    public List<Long> next(long afterMs, int count) {
-        List<Long> times = new ArrayList<>(count);
-        long from = afterMs;
-        while (times.size() < count) {
-            OptionalLong t = firstAfter(from);
-            if (t.isEmpty()) {
-                break;
-            }
-            times.add(t.getAsLong());
-            from = t.getAsLong();
-        }
-        return times;
     }
 }

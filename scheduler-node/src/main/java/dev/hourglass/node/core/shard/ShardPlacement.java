@@ -33,6 +33,11 @@ public final class ShardPlacement {
         return (int) Math.floorMod(mixed, (long) shardCount);
     }
 
+    /** The shard of something named by {@code key} rather than an id (a schedule: {@code app/name}). */
+    public int shardOfKey(String key) {
+        return (int) Math.floorMod(mix(key.hashCode()), (long) shardCount);
+    }
+
     /** SplitMix64 finalizer: ids are time-ordered, so their low bits alone would not spread well. */
     private static long mix(long z) {
         z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;

@@ -242,6 +242,14 @@ public final class MyBatisJobRepository implements JobReads, JobWrites {
         return found;
     }
 
+    /**
+     * A LIKE pattern for the texts starting with {@code prefix}, for a statement with {@code ESCAPE
+     * '!'}: not the server's default backslash, which NO_BACKSLASH_ESCAPES would turn off.
+     */
+    static String likePrefix(String prefix) {
+        return prefix.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%";
+    }
+
     static String keyOf(String app, String bizKey) {
         return app + '\n' + bizKey;
     }
@@ -306,11 +314,7 @@ public final class MyBatisJobRepository implements JobReads, JobWrites {
         Position after = Position.of(q.cursor(), p.byFireTime);
         p.app = q.app();
         p.bizKey = q.bizKey();
-        p.bizKeyLike = q.bizKeyPrefix() == null
-                ? null
-                // '!' is the statement's ESCAPE: not the server's default backslash, which
-                // NO_BACKSLASH_ESCAPES would turn off
-                : q.bizKeyPrefix().replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%";
+        p.bizKeyLike = q.bizKeyPrefix() == null ? null : likePrefix(q.bizKeyPrefix());
         p.state = q.state() == null ? null : q.state().name();
         p.service = q.service();
         p.fireFrom = q.fireFrom();

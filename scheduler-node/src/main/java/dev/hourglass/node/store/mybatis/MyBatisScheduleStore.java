@@ -31,20 +31,33 @@ public final class MyBatisScheduleStore implements ScheduleStore {
     }
 
     @Override
-    public Optional<Schedule> put(Schedule schedule) {
-        return failures.retryingDeadlocks(() -> {
-            try (SqlSession s = sessions.openSession(false)) {
-                ScheduleMapper m = s.getMapper(ScheduleMapper.class);
-                ScheduleRow before = m.lock(schedule.app(), schedule.name());
-                if (before == null) {
-                    m.insert(toRow(schedule));
-                } else {
-                    m.replace(toRow(schedule));
-                }
-                s.commit();
-                return Optional.ofNullable(before).map(MyBatisScheduleStore::toSchedule);
+    public Schedule put(Schedule schedule) {
+        try {
+            return failures.retryingDeadlocks(() -> putOnce(schedule));
+        } catch (RuntimeException e) {
+            if (!SqlFailures.isDuplicateKey(e)) {
+                throw e;
             }
-        });
+            // two first puts of one name at once: the lock found no row for either (no gap locks at
+            // READ COMMITTED) and the other's insert came first; this one is a replace of it
+            return failures.retryingDeadlocks(() -> putOnce(schedule));
+        }
+    }
+
+    private Schedule putOnce(Schedule schedule) {
+        try (SqlSession s = sessions.openSession(false)) {
+            ScheduleMapper m = s.getMapper(ScheduleMapper.class);
+            ScheduleRow before = m.lock(schedule.app(), schedule.name());
+            ScheduleRow row = toRow(schedule);
+            if (before == null) {
+                m.insert(row);
+            } else {
+                row.generation = Math.max(schedule.generation(), before.generation + 1);
+                m.replace(row);
+            }
+            s.commit();
+            return toSchedule(row);
+        }
     }
 
     @Override
@@ -65,10 +78,18 @@ public final class MyBatisScheduleStore implements ScheduleStore {
     }
 
     @Override
-    public boolean delete(String app, String name) {
-        try (SqlSession s = sessions.openSession(true)) {
-            return s.getMapper(ScheduleMapper.class).delete(app, name) > 0;
-        }
+    public Optional<Schedule> delete(String app, String name) {
+        return failures.retryingDeadlocks(() -> {
+            try (SqlSession s = sessions.openSession(false)) {
+                ScheduleMapper m = s.getMapper(ScheduleMapper.class);
+                ScheduleRow row = m.lock(app, name);
+                if (row != null) {
+                    m.delete(app, name);
+                }
+                s.commit();
+                return Optional.ofNullable(row).map(MyBatisScheduleStore::toSchedule);
+            }
+        });
     }
 
     @Override
@@ -118,56 +139,93 @@ public final class MyBatisScheduleStore implements ScheduleStore {
     private Optional<List<Job>> materializeOnce(
             Schedule seen, List<Job> jobs, long cursorAt, Long nextCheckAt, long now) {
         try (SqlSession s = sessions.openSession(false)) {
-            ScheduleMapper m = s.getMapper(ScheduleMapper.class);
-            ScheduleRow current = m.lock(seen.app(), seen.name());
-            if (current == null
-                    || current.generation != seen.generation()
-                    || current.cursorAt != seen.cursorAt()
-                    || current.paused) {
-                s.rollback(true);
-                return Optional.empty(); // replaced, paused, deleted, or another pass went first
+            try {
+                return materializeIn(s, seen, jobs, cursorAt, nextCheckAt, now);
+            } catch (RuntimeException | Error e) {
+                // forced: the job rows were inserted in plain JDBC, which MyBatis does not know of,
+                // and the pool's reset of auto-commit would otherwise commit them
+                rollbackQuietly(s);
+                throw e;
             }
-            List<Job> inserted = new ArrayList<>(jobs.size());
-            if (!jobs.isEmpty()) {
-                Map<String, Long> holders = MyBatisJobRepository.reserveBizKeys(s.getMapper(JobMapper.class), jobs);
-                List<JobRow> rows = new ArrayList<>(jobs.size());
-                LiveCountDeltas counts = new LiveCountDeltas();
-                for (Job job : jobs) {
-                    Long holder = holders.get(MyBatisJobRepository.keyOf(job.app(), job.bizKey()));
-                    if (holder != null && holder == job.id()) {
-                        inserted.add(job);
-                        rows.add(JobRows.toRow(job));
-                        counts.added(job.app(), job.service(), job.state().name());
-                    }
-                }
-                if (!rows.isEmpty()) {
-                    try {
-                        JobRowInsert.insert(s.getConnection(), "job_delay_task", rows);
-                        counts.writeTo(s.getConnection());
-                    } catch (SQLException e) {
-                        s.rollback(true);
-                        throw UnavailabilityTranslator.translate(e);
-                    }
+        }
+    }
+
+    private static void rollbackQuietly(SqlSession s) {
+        try {
+            s.rollback(true);
+        } catch (RuntimeException e) {
+            // the failure being thrown says more; the connection is discarded or reset by the pool
+        }
+    }
+
+    private Optional<List<Job>> materializeIn(
+            SqlSession s, Schedule seen, List<Job> jobs, long cursorAt, Long nextCheckAt, long now) {
+        ScheduleMapper m = s.getMapper(ScheduleMapper.class);
+        ScheduleRow current = m.lock(seen.app(), seen.name());
+        if (current == null
+                || current.generation != seen.generation()
+                || current.cursorAt != seen.cursorAt()
+                || current.paused) {
+            s.rollback(true);
+            return Optional.empty(); // replaced, paused, deleted, or another pass went first
+        }
+        List<Job> inserted = new ArrayList<>(jobs.size());
+        if (!jobs.isEmpty()) {
+            Map<String, Long> holders = MyBatisJobRepository.reserveBizKeys(s.getMapper(JobMapper.class), jobs);
+            List<JobRow> rows = new ArrayList<>(jobs.size());
+            LiveCountDeltas counts = new LiveCountDeltas();
+            for (Job job : jobs) {
+                Long holder = holders.get(MyBatisJobRepository.keyOf(job.app(), job.bizKey()));
+                if (holder != null && holder == job.id()) {
+                    inserted.add(job);
+                    rows.add(JobRows.toRow(job));
+                    counts.added(job.app(), job.service(), job.state().name());
                 }
             }
-            Job last = inserted.isEmpty() ? null : inserted.get(inserted.size() - 1);
-            m.advance(
-                    seen.app(),
-                    seen.name(),
-                    cursorAt,
-                    nextCheckAt,
-                    last == null ? null : Long.valueOf(last.attributes().get(Schedule.ATTRIBUTE_OCCURRENCE)),
-                    last == null ? null : last.id(),
-                    now);
-            s.commit(true); // forced: MyBatis does not know of the rows inserted in JDBC
-            return Optional.of(inserted);
+            if (!rows.isEmpty()) {
+                try {
+                    JobRowInsert.insert(s.getConnection(), "job_delay_task", rows);
+                    counts.writeTo(s.getConnection());
+                } catch (SQLException e) {
+                    throw UnavailabilityTranslator.translate(e); // rolled back by the caller
+                }
+            }
+        }
+        Job last = inserted.isEmpty() ? null : inserted.get(inserted.size() - 1);
+        m.advance(
+                seen.app(),
+                seen.name(),
+                cursorAt,
+                nextCheckAt,
+                last == null ? null : Long.valueOf(last.attributes().get(Schedule.ATTRIBUTE_OCCURRENCE)),
+                last == null ? null : last.id(),
+                now);
+        s.commit(true); // forced: MyBatis does not know of the rows inserted in JDBC
+        return Optional.of(inserted);
+    }
+
+    @Override
+    public List<ScheduledJob> unfiredJobs(String app, String name) {
+        String prefix = Schedule.bizKeyPrefix(name);
+        try (SqlSession s = sessions.openSession(true)) {
+            List<ScheduledJob> jobs = new ArrayList<>();
+            for (BizKeyRow r :
+                    s.getMapper(ScheduleMapper.class).unfiredJobs(app, MyBatisJobRepository.likePrefix(prefix))) {
+                // sched:<name>:<generation>:<occurrence>; a trigger's job has the client's key
+                String rest = r.bizKey.substring(prefix.length());
+                int colon = rest.indexOf(':');
+                if (colon > 0 && rest.substring(0, colon).chars().allMatch(Character::isDigit)) {
+                    jobs.add(new ScheduledJob(r.jobId, Long.parseLong(rest.substring(0, colon))));
+                }
+            }
+            return jobs;
         }
     }
 
     @Override
-    public List<Long> unfiredJobs(String app, String bizKeyPrefix) {
+    public void postpone(String app, String name, long generation, long until) {
         try (SqlSession s = sessions.openSession(true)) {
-            return s.getMapper(ScheduleMapper.class).unfiredJobs(app, bizKeyPrefix);
+            s.getMapper(ScheduleMapper.class).postpone(app, name, generation, until);
         }
     }
 

@@ -38,5 +38,11 @@ public interface ScheduleMapper {
             @Param("lastJobId") Long lastJobId,
             @Param("now") long now);
 
-    List<Long> unfiredJobs(@Param("app") String app, @Param("prefix") String prefix);
+    List<BizKeyRow> unfiredJobs(@Param("app") String app, @Param("like") String like);
+
+    int postpone(
+            @Param("app") String app,
+            @Param("name") String name,
+            @Param("generation") long generation,
+            @Param("until") long until);
 }

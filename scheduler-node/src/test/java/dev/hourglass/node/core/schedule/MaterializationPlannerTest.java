@@ -83,8 +83,10 @@ class MaterializationPlannerTest {
         Plan plan = planner.plan(EVERY_SECOND, now - 5 * HOUR, now, Misfire.FIRE_ONCE, 2 * 60_000);
         // the window reaches back 120 s: the newest miss (61 s ago) is the one job now
         assertThat(plan.jobs().get(0)).isEqualTo(new Planned(now - 61_000, now));
+        // a window shorter than the grace: nothing is a misfire, what is late by less than the grace
+        // is submitted at its own time
         Plan tooOld = planner.plan(EVERY_SECOND, now - 5 * HOUR, now, Misfire.FIRE_ONCE, 30_000);
-        assertThat(tooOld.jobs().get(0)).isEqualTo(new Planned(now - 30_000, now - 30_000)); // within grace
+        assertThat(tooOld.jobs().get(0)).isEqualTo(new Planned(now - 60_000, now - 60_000));
     }
 
     @Test
@@ -102,5 +104,34 @@ class MaterializationPlannerTest {
         Series later = new Series(new IntervalRecurrence(0, 1_000), 100_000L, null);
         assertThat(later.next(0, 2)).containsExactly(100_000L, 101_000L);
         assertThat(later.firstAfter(100_000)).hasValue(101_000);
+    }
+
+    @Test
+    void anOutageOfHoursIsOneFireOnceJobOrTheNewestThousandNotOnePerStepOfAWalk() {
+        long now = 30 * HOUR;
+        long cursor = now - 6 * HOUR; // 21,540 misses of an every-second schedule, a 1-day window
+        Plan once = planner.plan(EVERY_SECOND, cursor, now, Misfire.FIRE_ONCE, 24 * HOUR);
+        assertThat(once.jobs().stream().filter(j -> j.occurrenceMs() < now - 60_000))
+                .containsExactly(new Planned(now - 61_000, now));
+        Plan all = planner.plan(EVERY_SECOND, cursor, now, Misfire.FIRE_ALL, 24 * HOUR);
+        List<Long> caughtUp = all.jobs().stream()
+                .filter(j -> j.occurrenceMs() < now - 60_000)
+                .map(Planned::occurrenceMs)
+                .toList();
+        assertThat(caughtUp).hasSize(1_000);
+        assertThat(caughtUp.get(0)).isEqualTo(now - 1_060_000);
+        assertThat(caughtUp.get(999)).isEqualTo(now - 61_000);
+        // a daily schedule a month behind: the one missed yesterday, found without a walk of the month
+        Series daily = new Series(new IntervalRecurrence(0, 24 * HOUR), null, null);
+        Plan dailyOnce = planner.plan(daily, 0, 30 * 24 * HOUR + HOUR, Misfire.FIRE_ONCE, 40L * 24 * HOUR);
+        assertThat(dailyOnce.jobs().get(0)).isEqualTo(new Planned(30 * 24 * HOUR, 30 * 24 * HOUR + HOUR));
+    }
+
+    @Test
+    void aCatchUpWindowShorterThanTheGraceStillSubmitsWhatIsLateByLessThanTheGrace() {
+        long now = 10 * HOUR;
+        Plan plan = planner.plan(EVERY_SECOND, now - 50_000, now, Misfire.SKIP, 10_000);
+        assertThat(plan.jobs().get(0)).isEqualTo(new Planned(now - 49_000, now - 49_000));
+        assertThat(plan.jobs()).hasSize(49 + 1 + 30);
     }
 }
