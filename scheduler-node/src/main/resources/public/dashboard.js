@@ -102,7 +102,8 @@ function show(view) {
   document.querySelectorAll('#nav a').forEach(a => a.classList.toggle('active', a.dataset.view === view));
   clearInterval(state.timer);
   say('');
-  const load = { cluster: loadCluster, services: loadServices, jobs: () => {}, bulk: loadAudit, alerts: () => loadAlerts(false) }[view];
+  const load = { cluster: loadCluster, services: loadServices, schedules: loadSchedules, jobs: () => {}, bulk: loadAudit,
+    alerts: () => loadAlerts(false) }[view];
   guarded(load);
   if (view === 'cluster') state.timer = setInterval(() => guarded(loadCluster), 2000);
 }
@@ -209,6 +210,35 @@ function editService(s) {
     await api('PUT', '/api/v1/services/' + encodeURIComponent(s.name) + (state.admin ? query({ app: s.app }) : ''), body);
     say('Service ' + s.app + '/' + s.name + ' saved', 'ok');
     await loadServices();
+  });
+}
+
+// ---- schedules ----
+async function loadSchedules() {
+  const page = await get('/api/v1/schedules?limit=500');
+  table($('schedules'), ['schedule', 'service', 'when', 'next fire times', 'last occurrence', 'state', ''],
+    page.items.map(s => {
+      const key = s.app + '/' + s.name;
+      const last = s.lastOccurrence;
+      const act = s.paused ? 'resume' : 'pause';
+      return el('tr', { dataset: { schedule: key } },
+        el('td', {}, key), el('td', {}, s.service),
+        el('td', {}, (s.cron ? 'cron ' + s.cron : 'every ' + s.every) + ' · ' + s.timeZone),
+        el('td', { class: 'next' }, s.nextFireTimes.slice(0, 3).map(time).join(' · ')),
+        el('td', {}, last ? time(last.time) + ' ' : '—', last && last.state ? badge(last.state) : ''),
+        el('td', {}, s.paused ? badge('paused') : badge('active', 'up')),
+        el('td', {},
+          el('button', { class: act, onclick: () => scheduleAction(s, act) }, act === 'pause' ? 'Pause' : 'Resume'), ' ',
+          el('button', { class: 'trigger', onclick: () => scheduleAction(s, 'trigger') }, 'Trigger now')));
+    }));
+}
+function scheduleAction(s, action) {
+  guarded(async () => {
+    const key = s.app + '/' + s.name;
+    const path = '/api/v1/schedules/' + encodeURIComponent(s.name) + '/' + action + (state.admin ? query({ app: s.app }) : '');
+    const r = await api('POST', path, action === 'trigger' ? {} : undefined);
+    say(action === 'trigger' ? 'Triggered ' + key + ': job ' + r.id : 'Schedule ' + key + (r.paused ? ' paused' : ' resumed'), 'ok');
+    await loadSchedules();
   });
 }
 
@@ -331,6 +361,7 @@ $('logout').onclick = () => signOut();
 window.onhashchange = () => { if (!$('app').hidden) show(location.hash.slice(1)); };
 $('resolution').onchange = () => guarded(loadCluster);
 $('refreshServices').onclick = () => guarded(loadServices);
+$('refreshSchedules').onclick = () => guarded(loadSchedules);
 $('closeEditor').onclick = () => { $('serviceEditor').hidden = true; };
 $('findJobs').onclick = () => {
   state.cursors = [];

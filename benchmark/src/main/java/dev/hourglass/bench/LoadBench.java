@@ -26,6 +26,7 @@ import org.HdrHistogram.ConcurrentHistogram;
  * LoadBench --node ... --admin ... --workload stats   [--pending 10000000] --jdbc URL
  * LoadBench --node ... --admin ... --workload submit  [--clients 16] [--seconds 20] [--delay-ms 600000]
  * LoadBench --node ... --admin ... --workload pull    [--part both|throughput|steady] [--jobs 30000]
+ * LoadBench --node ... --admin ... --workload schedules [--schedules 100000] [--seconds 60] --jdbc URL
  *           [--rate 500] [--seconds 30] [--delay-ms 3000] [--consumers 8] [--batch 50] (PullBench)
  * </pre>
  */
@@ -143,8 +144,10 @@ public final class LoadBench {
                     case "pending" ->
                         pending(app, (int) opt("pending", 1_000_000), (int) opt("rate", 500), (int) opt("seconds", 60));
                     case "stats" -> stats(app, (int) opt("pending", 10_000_000));
+                    case "schedules" -> schedules(app, (int) opt("schedules", 100_000), (int) opt("seconds", 60));
                     default ->
-                        throw new IllegalArgumentException("workload is burst, steady, pending, stats, submit or pull");
+                        throw new IllegalArgumentException(
+                                "workload is burst, steady, pending, stats, schedules, submit or pull");
                 };
         if (!nodeCpu.isEmpty() && (workload.equals("steady") || workload.equals("burst"))) {
             // the whole life of the run's jobs: submits, claims, sends, results, and the idle cost meanwhile
@@ -306,6 +309,74 @@ public final class LoadBench {
         heap.put("liveAfterPending", afterLoad[0]);
         heap.put("liveAfterSteady", after[0]);
         heap.put("usedAfterSteady", after[1]);
+        return out;
+    }
+
+    /**
+     * Schedules at scale: {@code schedules} daily schedules written straight into {@code hg_schedule}
+     * (their occurrences spread over the next 24 h, so about one a second comes due: the owner's
+     * pass submits it), then one schedule firing every second ({@code every: PT1S}) put through the
+     * API and run for {@code seconds}. Reports the lateness of every job that arrived (the
+     * every-second one's and the daily ones' that came due), how many, and the node's and the
+     * database's CPU per minute: run with 0 and with 100,000 schedules, on the same build, to see
+     * what the schedules cost the node.
+     */
+    private ObjectNode schedules(String app, int schedules, int seconds) {
+        String jdbc = opts.get("jdbc");
+        if (jdbc == null) {
+            throw new IllegalArgumentException("the schedules workload needs --jdbc (benchmark/run.sh passes it)");
+        }
+        long now = System.currentTimeMillis();
+        long loadStarted = now;
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(jdbc, "root", "");
+                java.sql.Statement st = c.createStatement()) {
+            st.execute("SET SESSION max_recursive_iterations = 1000001");
+            if (schedules > 0) {
+                // daily (every 86,400,000 ms) from a start spread over the next day; the pass that
+                // submits an occurrence comes 30 s before it, as the node would have planned
+                st.executeUpdate(
+                        "INSERT INTO hg_schedule (app, name, shard, service, cron, every_ms, time_zone, payload,"
+                                + " attributes, start_at, end_at, misfire, catch_up_window_ms, overlap, paused, paused_at,"
+                                + " max_attempts, timeout_ms, expire_after_ms, generation, cursor_at, next_check_at,"
+                                + " last_occurrence_at, last_job_id, created_at, updated_at)"
+                                + " SELECT '" + app + "', CONCAT('daily-', s.n), s.n % 64, '" + service
+                                + "', NULL, 86400000,"
+                                + " 'UTC', '{\"n\":1}', NULL, " + (now + 60_000) + " + (s.n * 86400000 DIV " + schedules
+                                + "), NULL, 'FIRE_ONCE', 3600000, 'ALLOW', 0, NULL, NULL, NULL, NULL, " + now + ", "
+                                + now
+                                + ", " + (now + 30_000) + " + (s.n * 86400000 DIV " + schedules + "), NULL, NULL, "
+                                + now
+                                + ", " + now
+                                + " FROM (WITH RECURSIVE s(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM s WHERE n < "
+                                + (schedules - 1) + ") SELECT n FROM s) s");
+            }
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException("schedules not written: " + e.getMessage(), e);
+        }
+        long loadMs = System.currentTimeMillis() - loadStarted;
+        System.err.printf("wrote %,d schedules in %,d ms%n", schedules, loadMs);
+        sleep(5_000); // the node's first runs over them
+        sink.reset();
+        ProcessCpu nodeCpu = new ProcessCpu(opts.get("cpu-node"));
+        ProcessCpu dbCpu = new ProcessCpu(opts.get("cpu-db"));
+        double nodeBefore = nodeCpu.seconds();
+        double dbBefore = dbCpu.seconds();
+        long started = System.currentTimeMillis();
+        api.call("PUT", "/api/v1/schedules/tick", token, "{\"service\":\"" + service + "\",\"every\":\"PT1S\"}");
+        sleep(seconds * 1_000L);
+        api.call("POST", "/api/v1/schedules/tick/pause", token, "");
+        long ran = System.currentTimeMillis() - started;
+        double node = nodeCpu.seconds() - nodeBefore;
+        double db = dbCpu.seconds() - dbBefore;
+        sleep(2_000); // the last ones under way arrive
+        ObjectNode out = report("schedules", sink.deliveries.size(), 0);
+        out.put("schedules", schedules);
+        out.put("schedulesWrittenMs", loadMs);
+        out.put("seconds", seconds);
+        ObjectNode cpu = out.putObject("cpuSecondsPerMinute");
+        cpu.put("node", Math.round(node * 60_000_000 / ran) / 1_000.0);
+        cpu.put("database", Math.round(db * 60_000_000 / ran) / 1_000.0);
+        out.put("early", sink.early.get());
         return out;
     }
 

@@ -59,7 +59,8 @@ class GracefulStopIT {
                         jdbcUrl,
                         zookeeper.getConnectString(),
                         "/hg-graceful-stop",
-                        "  zkSessionTimeoutMs: 5000\nengine:\n  shutdownGraceMs: " + graceMs)
+                        "  zkSessionTimeoutMs: 5000\nengine:\n  shutdownGraceMs: " + graceMs,
+                        false) // Dubbo off: these jobs are HTTP callbacks
                 .awaitReady();
         nodes.add(n);
         return n;

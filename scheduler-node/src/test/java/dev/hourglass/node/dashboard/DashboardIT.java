@@ -517,6 +517,55 @@ class DashboardIT {
     }
 
     @Test
+    void schedulesShowTheirNextFireTimesAndArePausedResumedAndTriggered() throws Exception {
+        assertThat(shop.put(
+                                "/api/v1/schedules/report",
+                                "{\"service\":\"close\",\"cron\":\"0 30 9 * * MON-FRI\",\"timeZone\":\"Asia/Shanghai\"}")
+                        .status())
+                .isEqualTo(200);
+        signIn(TestNodes.ADMIN_TOKEN);
+        go("schedules");
+        By row = By.cssSelector("#schedules tr[data-schedule='shop/report']");
+        wait.until(ExpectedConditions.visibilityOfElementLocated(row));
+        String first = shop.get("/api/v1/schedules/report")
+                .json()
+                .get("nextFireTimes")
+                .get(0)
+                .asText();
+        assertThat(browser.findElement(row).getText())
+                .contains("cron 0 30 9 * * MON-FRI · Asia/Shanghai")
+                .contains(first.replace("T", " ").replace("Z", ""))
+                .contains("01:30:00"); // 09:30 in Shanghai, shown in UTC
+        screenshot("schedules");
+
+        browser.findElement(By.cssSelector("#schedules tr[data-schedule='shop/report'] button.pause"))
+                .click();
+        banner("notice", "shop/report paused");
+        assertThat(shop.get("/api/v1/schedules/report").json().get("paused").asBoolean())
+                .isTrue();
+        wait.until(d -> d.findElement(row).getText().contains("paused"));
+        assertThat(shop.get("/api/v1/jobs?schedule=report&state=DELAYED").json().get("items"))
+                .as("the paused schedule's job that had not fired is canceled")
+                .isEmpty();
+
+        browser.findElement(By.cssSelector("#schedules tr[data-schedule='shop/report'] button.resume"))
+                .click();
+        banner("notice", "shop/report resumed");
+        assertThat(shop.get("/api/v1/schedules/report").json().get("paused").asBoolean())
+                .isFalse();
+        assertThat(shop.get("/api/v1/jobs?schedule=report&state=DELAYED").json().get("items"))
+                .hasSize(1);
+
+        browser.findElement(By.cssSelector("#schedules tr[data-schedule='shop/report'] button.trigger"))
+                .click();
+        banner("notice", "Triggered shop/report");
+        String text = byId("banner").getText();
+        String jobId = text.substring(text.lastIndexOf("job ") + 4).trim();
+        await().atMost(Duration.ofSeconds(15)).until(() -> "FINISHED".equals(stateInDatabase(jobId)));
+        assertThat(shop.delete("/api/v1/schedules/report").status()).isEqualTo(204);
+    }
+
+    @Test
     void aFiringAlertShowsAndIsAcknowledged() throws Exception {
         for (int i = 0; i < 3; i++) {
             submit(shop, "flaky", "alert-" + i, 0);
