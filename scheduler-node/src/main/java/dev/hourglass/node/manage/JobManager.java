@@ -219,27 +219,14 @@ public final class JobManager {
                 .orElseThrow(() -> HourglassException.invalid("service", "unknown service: " + t.service()));
         Map<String, String> attributes = new LinkedHashMap<>(t.attributes());
         attributes.putAll(ownAttributes);
-        Long expireAfterMs = t.expireAfterMs();
-        long id = ids.next();
-        int shard = placement.place(id, engine.isWithinLoadedWindow(fireAt), shards.current());
-        return Job.builder()
-                .id(id)
-                .app(app)
-                .service(service.name())
-                .bizKey(bizKey)
-                .shard(shard)
-                .state(JobState.DELAYED)
-                .fireAt(fireAt)
-                .dueAt(fireAt)
-                .expireAt(expireAfterMs == null ? null : Times.plus(fireAt, expireAfterMs))
-                .maxAttempts(inputs.maxAttempts(t.maxAttempts(), service.maxAttempts()))
-                .timeoutMs(inputs.timeoutMs(t.timeoutMs(), service.timeoutMs()))
-                .expireAfterMs(expireAfterMs)
-                .payload(t.payload())
-                .attributes(attributes)
-                .createdAt(now)
-                .updatedAt(now)
-                .build();
+        JobTemplate resolved = new JobTemplate(
+                service.name(),
+                t.payload(),
+                attributes,
+                inputs.maxAttempts(t.maxAttempts(), service.maxAttempts()),
+                inputs.timeoutMs(t.timeoutMs(), service.timeoutMs()),
+                t.expireAfterMs());
+        return build(app, resolved, bizKey, fireAt, now);
     }
 
     /** Stores a job made by {@link #jobOf} as a submit is stored (with a known bizKey: the job that has it). */
@@ -277,23 +264,36 @@ public final class JobManager {
         int maxAttempts = inputs.maxAttempts(s.getMaxAttempts(), service.maxAttempts());
         long timeoutMs = inputs.timeoutMs(s.getTimeoutMs(), service.timeoutMs());
         Long expireAfterMs = inputs.expireAfterMs(s.getExpireAfterMs());
+        return build(
+                app,
+                new JobTemplate(service.name(), payload, attributes, maxAttempts, timeoutMs, expireAfterMs),
+                bizKey,
+                fireAt,
+                now);
+    }
+
+    /**
+     * A new DELAYED job of {@code app}, placed as a submit's: the one builder of submitted jobs and
+     * of schedules' jobs. Every field of {@code t} is resolved (no default left to apply).
+     */
+    private Job build(String app, JobTemplate t, String bizKey, long fireAt, long now) {
         long id = ids.next();
         int shard = placement.place(id, engine.isWithinLoadedWindow(fireAt), shards.current());
         return Job.builder()
                 .id(id)
                 .app(app)
-                .service(service.name())
+                .service(t.service())
                 .bizKey(bizKey)
                 .shard(shard)
                 .state(JobState.DELAYED)
                 .fireAt(fireAt)
                 .dueAt(fireAt)
-                .expireAt(expireAfterMs == null ? null : Times.plus(fireAt, expireAfterMs))
-                .maxAttempts(maxAttempts)
-                .timeoutMs(timeoutMs)
-                .expireAfterMs(expireAfterMs)
-                .payload(payload)
-                .attributes(attributes)
+                .expireAt(t.expireAfterMs() == null ? null : Times.plus(fireAt, t.expireAfterMs()))
+                .maxAttempts(t.maxAttempts())
+                .timeoutMs(t.timeoutMs())
+                .expireAfterMs(t.expireAfterMs())
+                .payload(t.payload())
+                .attributes(t.attributes())
                 .createdAt(now)
                 .updatedAt(now)
                 .build();
