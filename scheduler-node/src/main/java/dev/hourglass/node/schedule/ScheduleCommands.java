@@ -86,8 +86,9 @@ public final class ScheduleCommands {
         Names.requireName("name", name);
         long now = clock.millis();
         Schedule stored = store.put(check(app, name, spec, now));
-        // every other generation's: also what an earlier put that failed before its cancels left
-        cancelUnfired(app, name, g -> g != stored.generation());
+        // every older generation's (also what an earlier put that failed before its cancels left);
+        // not a newer one's: a put that raced this one and came second keeps its jobs
+        cancelUnfired(app, name, g -> g < stored.generation());
         return view(passed(app, name).orElse(stored));
     }
 
