@@ -177,7 +177,7 @@ async function loadServices() {
     get('/api/v1/services'), get('/api/v1/stats'), get('/api/v1/stats/history'), get('/api/v1/alerts?state=FIRING&limit=500')]);
   const firing = {};
   alerts.items.forEach(a => (firing[a.app + '/' + a.service] = firing[a.app + '/' + a.service] || []).push(a.kind));
-  table($('services'), ['service', 'protocol', 'target (PULL: backlog)', 'attempts/s', 'failed', 'in flight / max', 'live jobs', 'alerts', ''],
+  table($('services'), ['service', 'protocol', 'target (PULL: backlog)', 'attempts/s', 'failed', 'in flight / max', 'live jobs', 'state / alerts', ''],
     services.items.map(s => {
       const key = s.app + '/' + s.name;
       const act = history.services[key] || { attemptsLastMinute: 0, failedLastMinute: 0, inFlight: 0 };
@@ -193,13 +193,26 @@ async function loadServices() {
         el('td', {}, key), el('td', {}, s.protocol), el('td', {}, target),
         el('td', {}, (act.attemptsLastMinute / 60).toFixed(1)), el('td', {}, failed),
         el('td', {}, act.inFlight + ' / ' + s.maxInFlight), el('td', {}, live),
-        el('td', {}, (firing[key] || []).map(k => badge(k, 'FIRING'))),
-        el('td', {}, el('button', { class: 'edit', onclick: () => editService(s) }, 'Edit')));
+        el('td', {}, s.paused ? badge('paused') : '', (firing[key] || []).map(k => badge(k, 'FIRING'))),
+        el('td', {},
+          el('button', { class: 'edit', onclick: () => editService(s) }, 'Edit'), ' ',
+          s.paused
+            ? el('button', { class: 'resume', onclick: () => serviceAction(s, 'resume') }, 'Resume')
+            : el('button', { class: 'pause', onclick: () => serviceAction(s, 'pause') }, 'Pause')));
     }));
+}
+// Pause holds every new attempt of the service across the cluster; resume lets them go (docs/api.md, "Flow control")
+function serviceAction(s, action) {
+  guarded(async () => {
+    const key = s.app + '/' + s.name;
+    const r = await api('POST', '/api/v1/services/' + encodeURIComponent(s.name) + '/' + action + (state.admin ? query({ app: s.app }) : ''));
+    say('Service ' + key + (r.paused ? ' paused (since ' + time(r.pausedAt) + ', by ' + r.pausedBy + ')' : ' resumed'), 'ok');
+    await loadServices();
+  });
 }
 function editService(s) {
   const editable = Object.assign({}, s);
-  ['name', 'createdAt', 'updatedAt'].forEach(k => delete editable[k]);
+  ['name', 'createdAt', 'updatedAt', 'paused', 'pausedAt', 'pausedBy', 'resumedAt'].forEach(k => delete editable[k]);
   Object.keys(editable).forEach(k => editable[k] === null && delete editable[k]);
   $('editingService').textContent = s.app + '/' + s.name;
   $('serviceJson').value = JSON.stringify(editable, null, 2);

@@ -129,7 +129,9 @@ public final class AlertMonitor implements AutoCloseable {
                     policy.consecutiveFailures() == null
                             ? 0
                             : store.failedStreak(s.app(), s.name(), policy.consecutiveFailures()),
-                    oldest == null ? 0 : Math.max(0, now - oldest));
+                    // a pause keeps jobs waiting on purpose: not overdue while paused, and counted from
+                    // the resume after one
+                    oldest == null ? 0 : s.pause().overdueMs(oldest, now));
             for (AlertRules.Check check : AlertRules.check(policy, seen)) {
                 Alert current = open.remove(key + "/" + check.kind());
                 if (check.kind() == AlertKind.OVERDUE && overdueUnknown) {

@@ -47,6 +47,7 @@ import dev.hourglass.node.dubbo.DubboRuntime;
 import dev.hourglass.node.firing.ClusterContext;
 import dev.hourglass.node.firing.EngineSchedulers;
 import dev.hourglass.node.firing.FiringEngine;
+import dev.hourglass.node.manage.DeadLetterOffice;
 import dev.hourglass.node.manage.JobManager;
 import dev.hourglass.node.metrics.AlertMetrics;
 import dev.hourglass.node.metrics.FiringHistory;
@@ -54,6 +55,7 @@ import dev.hourglass.node.metrics.FiringMetrics;
 import dev.hourglass.node.metrics.PullMetrics;
 import dev.hourglass.node.metrics.RetentionMetrics;
 import dev.hourglass.node.pull.PullConsumers;
+import dev.hourglass.node.pull.ResumeWatch;
 import dev.hourglass.node.retention.RetentionSweep;
 import dev.hourglass.node.schedule.MaterializeSchedulesTask;
 import dev.hourglass.node.schedule.ScheduleCommands;
@@ -237,9 +239,11 @@ public final class HourglassNode implements AutoCloseable {
             this.pullMetrics = new PullMetrics(registry, catalog::pulledServiceKeys);
             this.history = new FiringHistory();
             var e = config.engine;
+            var engineAttempts = new MyBatisAttemptStore(database.engineSessions(), nodeId, sqlFailures);
+            var reportedAttempts = new MyBatisAttemptStore(sessions, nodeId, sqlFailures);
             this.engine = new FiringEngine(
                     new FiringEngine.Ports(
-                            new MyBatisAttemptStore(database.engineSessions(), nodeId, sqlFailures),
+                            engineAttempts,
                             catalog,
                             dispatch,
                             FiringListener.both(FiringListener.both(metrics, history), pullMetrics)),
@@ -248,7 +252,7 @@ public final class HourglassNode implements AutoCloseable {
                     clock,
                     e.settings(),
                     EngineSchedulers.threaded(clock, e.claimThreads));
-            engine.writeReportedResultsThrough(new MyBatisAttemptStore(sessions, nodeId, sqlFailures));
+            engine.writeReportedResultsThrough(reportedAttempts);
             Gauge.builder("hourglass.results.pending", engine, FiringEngine::pendingResults)
                     .description("attempt results queued to be written (grows while the database refuses writes)")
                     .register(registry);
@@ -271,6 +275,9 @@ public final class HourglassNode implements AutoCloseable {
                     holders,
                     clock);
             this.jobManager = jobs;
+            var deadLetters = new DeadLetterOffice(catalog, jobs);
+            engineAttempts.sendDeadLettersTo(deadLetters);
+            reportedAttempts.sendDeadLettersTo(deadLetters);
             var scheduleStore = new MyBatisScheduleStore(sessions, sqlFailures);
             var cronSyntax = new SpringCronSyntax();
             this.schedules = new MaterializeSchedulesTask(
@@ -284,8 +291,10 @@ public final class HourglassNode implements AutoCloseable {
                     clock);
             this.pullTimers = new ThreadedScheduler("hourglass-pull-timer", 1, clock);
             this.pullReservers = new ThreadedScheduler("hourglass-pull-reserve", 2, clock);
+            var reservations = new MyBatisReservationStore(sessions, nodeId, sqlFailures);
+            reservations.sendDeadLettersTo(deadLetters);
             this.pull = new PullConsumers(
-                    new MyBatisReservationStore(sessions, nodeId, sqlFailures),
+                    reservations,
                     jobRepository,
                     catalog,
                     nodeId,
@@ -293,12 +302,20 @@ public final class HourglassNode implements AutoCloseable {
                     pullReservers,
                     PullConsumers.Settings.DEFAULTS);
             engine.signalPulledJobsTo(pull);
+            catalog.onChange(new ResumeWatch(pull::resumed));
             pull.reportTo(pullMetrics);
             Gauge.builder("hourglass.pull.waiting", pull, PullConsumers::waiting)
                     .description("pull consumers waiting in a reserve on this node (long polls)")
                     .register(registry);
             var services = new ServiceCommands(
-                    catalog, allowList, targets, protocols, dubbo != null && dubbo.hasRegistry(), scheduleStore, clock);
+                    catalog,
+                    allowList,
+                    targets,
+                    protocols,
+                    dubbo != null && dubbo.hasRegistry(),
+                    scheduleStore,
+                    auditLog,
+                    clock);
             var tenants = new Tenants(
                     appRepository,
                     adminToken,

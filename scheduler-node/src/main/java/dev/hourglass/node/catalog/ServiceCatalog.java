@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The services every firing needs, held in memory so the hot path never reads them from the
  * database. Changes made through this node apply at once; changes made through other nodes arrive
- * with the next {@link #refresh()} (the engine calls it every few seconds). Thread-safe.
+ * with the next {@link #refresh()} (the engine calls it twice a second; it reads one number unless
+ * something changed). Thread-safe.
  */
 public final class ServiceCatalog implements ServiceLookup {
     private static final Logger LOG = LoggerFactory.getLogger(ServiceCatalog.class);
@@ -29,6 +30,11 @@ public final class ServiceCatalog implements ServiceLookup {
     private volatile Map<String, ServiceDefinition> byKey = Map.of();
     private volatile Set<String> pulled = Set.of(); // the PULL services of byKey
     private final List<Consumer<Map<String, ServiceDefinition>>> listeners = new CopyOnWriteArrayList<>();
+    /** A reload whatever the version says, now and then: a row changed by hand is seen too. */
+    private static final int FULL_RELOAD_EVERY = 20;
+
+    private volatile long seenVersion = Long.MIN_VALUE;
+    private int callsSinceReload; // the refreshing thread's
 
     public ServiceCatalog(ServiceRepository repository) {
         this(repository, repository);
@@ -74,10 +80,29 @@ public final class ServiceCatalog implements ServiceLookup {
         return stored;
     }
 
+    /** From memory by its key, without taking the key apart (asked for every send). */
+    @Override
+    public Optional<ServiceDefinition> findByKey(String serviceKey) {
+        ServiceDefinition cached = byKey.get(serviceKey);
+        return cached != null ? Optional.of(cached) : ServiceLookup.super.findByKey(serviceKey);
+    }
+
     public ServiceDefinition put(ServiceDefinition service) {
         ServiceDefinition stored = repository.put(service);
         remember(stored);
         return stored;
+    }
+
+    /** Pauses or resumes the service; see {@link ServiceRepository#setPaused}. */
+    public Optional<ServiceDefinition> setPaused(String app, String name, boolean paused, String by, long now) {
+        Optional<ServiceDefinition> stored = repository.setPaused(app, name, paused, by, now);
+        stored.ifPresent(this::remember);
+        return stored;
+    }
+
+    /** The services of {@code app} whose dead letter is {@code name}, as stored. */
+    public List<String> deadLetterOf(String app, String name) {
+        return repository.deadLetterOf(app, name);
     }
 
     public boolean deleteIfIdle(String app, String name) {
@@ -114,16 +139,28 @@ public final class ServiceCatalog implements ServiceLookup {
         return pulled;
     }
 
-    /** Reloads every service; on a database error keeps the last known set. */
+    /**
+     * Reloads every service when their version moved (a put, delete, pause or resume anywhere in the
+     * cluster), and every {@value #FULL_RELOAD_EVERY}th call whatever it says; on a database error
+     * keeps the last known set.
+     */
     @Override
-    public void refresh() {
+    public boolean refresh() {
         try {
+            long version = refreshFrom.version(); // before the read: a change after it is read again next time
+            if (version == seenVersion && ++callsSinceReload < FULL_RELOAD_EVERY) {
+                return false;
+            }
             Map<String, ServiceDefinition> fresh = new ConcurrentHashMap<>();
             refreshFrom.list(null).forEach(s -> fresh.put(s.key(), s));
             setKnown(fresh);
+            seenVersion = version;
+            callsSinceReload = 0;
             changed();
+            return true;
         } catch (RuntimeException e) {
             LOG.warn("service catalog refresh failed; keeping {} known services: {}", byKey.size(), e.toString());
+            return false;
         }
     }
 }

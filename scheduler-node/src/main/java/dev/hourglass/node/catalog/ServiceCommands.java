@@ -1,19 +1,24 @@
 package dev.hourglass.node.catalog;
 
 import dev.hourglass.api.HourglassException;
+import dev.hourglass.api.JobState;
 import dev.hourglass.node.core.job.Backoff;
 import dev.hourglass.node.core.job.JobBounds;
 import dev.hourglass.node.core.job.Names;
+import dev.hourglass.node.core.port.AuditLog;
 import dev.hourglass.node.core.port.ScheduleStore;
 import dev.hourglass.node.core.service.AckMode;
 import dev.hourglass.node.core.service.AlertPolicy;
+import dev.hourglass.node.core.service.FlowControl;
 import dev.hourglass.node.core.service.Protocol;
 import dev.hourglass.node.core.service.ServiceDefinition;
 import dev.hourglass.node.core.service.ServiceSpec;
+import dev.hourglass.node.tenant.Caller;
 import dev.hourglass.node.tenant.DeliveryTargets;
 import java.net.URI;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
@@ -40,6 +45,8 @@ public final class ServiceCommands {
     private static final int MAX_ALERT_WINDOW_SECONDS = 30 * 24 * 3600;
     /** The latest attempts read to judge a streak: more would make every evaluation a long read. */
     public static final int MAX_ALERT_CONSECUTIVE = 1_000;
+    /** Attempts a second: above this a rate limit limits nothing a node can start. */
+    private static final int MAX_RATE = 100_000;
 
     private final ServiceCatalog catalog;
     private final CallbackAllowList allowList;
@@ -47,6 +54,7 @@ public final class ServiceCommands {
     private final Set<Protocol> supported;
     private final boolean dubboRegistry;
     private final ScheduleStore schedules;
+    private final AuditLog audit;
     private final Clock clock;
 
     /** @param dubboRegistry whether this node finds Dubbo providers through a registry */
@@ -57,8 +65,10 @@ public final class ServiceCommands {
             Set<Protocol> supported,
             boolean dubboRegistry,
             ScheduleStore schedules,
+            AuditLog audit,
             Clock clock) {
         this.schedules = schedules;
+        this.audit = audit;
         this.catalog = catalog;
         this.allowList = allowList;
         this.targets = targets;
@@ -123,6 +133,7 @@ public final class ServiceCommands {
                 webhookUrl(alert.webhook());
             }
         }
+        FlowControl flow = new FlowControl(rateLimit(spec), deadLetter(app, name, spec));
         long now = clock.millis();
         return catalog.put(new ServiceDefinition(
                 app,
@@ -140,7 +151,97 @@ public final class ServiceCommands {
                 secret,
                 alert,
                 now,
-                now));
+                now,
+                flow,
+                null)); // the pause is kept by the store: a put never changes it
+    }
+
+    /**
+     * Pauses ({@code paused}) or resumes the service, cluster-wide within a second (docs/api.md,
+     * "Flow control"); idempotent, and audited whether or not it changed anything.
+     */
+    public ServiceDefinition setPaused(Caller caller, String app, String name, boolean paused) {
+        ServiceDefinition before = get(app, name);
+        long now = clock.millis();
+        String actor = caller.isAdmin() ? "admin" : "app:" + caller.app();
+        ServiceDefinition after = catalog.setPaused(app, name, paused, actor, now)
+                .orElseThrow(() -> HourglassException.notFound("service " + name + " not found"));
+        boolean changed = before.paused() != after.paused();
+        audit.record(new AuditLog.Entry(
+                0,
+                now,
+                actor,
+                app,
+                paused ? "PAUSE_SERVICE" : "RESUME_SERVICE",
+                "{\"service\":\"" + name + "\"}", // a checked name: no character to escape
+                1,
+                changed ? 1 : 0,
+                changed ? 0 : 1,
+                null));
+        return after;
+    }
+
+    /** 1..100,000 attempts a second; the burst defaults to a tenth of a second's worth. */
+    private static FlowControl.RateLimit rateLimit(ServiceSpec spec) {
+        if (!spec.rateLimitGiven()) {
+            if (spec.ratePerSecond() != null || spec.rateBurst() != null) {
+                throw HourglassException.invalid("rateLimit", "rateLimit is an object: {perSecond, burst}");
+            }
+            return null;
+        }
+        if (spec.ratePerSecond() == null) {
+            throw HourglassException.invalid("rateLimit.perSecond", "rateLimit.perSecond is required");
+        }
+        int perSecond = within("rateLimit.perSecond", spec.ratePerSecond(), null, 1, MAX_RATE);
+        int burst = within("rateLimit.burst", spec.rateBurst(), Math.max(1, (perSecond + 9) / 10), 1, MAX_RATE);
+        return new FlowControl.RateLimit(perSecond, burst);
+    }
+
+    /**
+     * A service of the same app, not this one, that has no dead letter itself; and this service is
+     * no other's dead letter (a dead letter's failures go nowhere further: no chains, no loops).
+     */
+    private FlowControl.DeadLetter deadLetter(String app, String name, ServiceSpec spec) {
+        if (spec.deadLetter() == null) {
+            if (spec.deadLetterOn() != null) {
+                throw HourglassException.invalid("deadLetterOn", "deadLetterOn needs a deadLetter");
+            }
+            return null;
+        }
+        String target = Names.requireName("deadLetter", spec.deadLetter());
+        if (target.equals(name)) {
+            throw HourglassException.invalid("deadLetter", "a service cannot be its own dead letter");
+        }
+        ServiceDefinition letters = catalog.find(app, target)
+                .orElseThrow(() -> HourglassException.invalid(
+                        "deadLetter", "deadLetter must name a service of the same app: " + target + " not found"));
+        if (letters.flow().deadLetter() != null) {
+            throw HourglassException.conflict("service " + target + " has a dead letter of its own ("
+                    + letters.flow().deadLetter().service() + "): a dead letter cannot have one");
+        }
+        List<String> namedBy = catalog.deadLetterOf(app, name);
+        if (!namedBy.isEmpty()) {
+            throw HourglassException.conflict(
+                    "service " + name + " is the dead letter of " + namedBy + ": a dead letter cannot have one");
+        }
+        Set<JobState> on = EnumSet.noneOf(JobState.class);
+        if (spec.deadLetterOn() == null) {
+            on.add(JobState.FAILED);
+        } else {
+            for (String state : spec.deadLetterOn()) {
+                if ("FAILED".equals(state)) {
+                    on.add(JobState.FAILED);
+                } else if ("EXPIRED".equals(state)) {
+                    on.add(JobState.EXPIRED);
+                } else {
+                    throw HourglassException.invalid("deadLetterOn", "deadLetterOn lists FAILED and/or EXPIRED");
+                }
+            }
+            if (on.isEmpty()) {
+                throw HourglassException.invalid("deadLetterOn", "deadLetterOn lists FAILED and/or EXPIRED");
+            }
+        }
+        return new FlowControl.DeadLetter(target, on);
     }
 
     /** Keeps the secret of a replaced service unless a new one is given; generates one for a new service. */
@@ -160,6 +261,10 @@ public final class ServiceCommands {
         List<String> namedBy = schedules.namingService(app, name);
         if (!namedBy.isEmpty()) {
             throw HourglassException.conflict("service " + name + " is the service of schedules " + namedBy);
+        }
+        List<String> letterOf = catalog.deadLetterOf(app, name);
+        if (!letterOf.isEmpty()) {
+            throw HourglassException.conflict("service " + name + " is the dead letter of " + letterOf);
         }
         if (!catalog.deleteIfIdle(app, name)) {
             throw HourglassException.conflict("service " + name + " still has live jobs");

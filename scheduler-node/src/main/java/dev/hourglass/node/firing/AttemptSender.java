@@ -14,6 +14,7 @@ import dev.hourglass.node.core.port.FiringListener;
 import dev.hourglass.node.core.port.ServiceLookup;
 import dev.hourglass.node.core.service.AckMode;
 import dev.hourglass.node.core.service.Protocol;
+import dev.hourglass.node.core.service.RateShare;
 import dev.hourglass.node.core.service.ServiceDefinition;
 import dev.hourglass.node.core.shard.ShardOwnership;
 import java.time.Clock;
@@ -77,7 +78,7 @@ final class AttemptSender {
     private final Consumer<String> claimSlotFreed;
     private final Consumer<AttemptResult> results;
     private final Consumer<Job> givenBack;
-    private final DispatchGates gates = new DispatchGates(this::admitted);
+    private final DispatchGates gates;
     private final SendFence fence;
     private final Map<Long, PendingSend> inFlight = new ConcurrentHashMap<>();
     private final Map<Long, Waiting> waiting = new ConcurrentHashMap<>();
@@ -130,6 +131,7 @@ final class AttemptSender {
         this.results = results;
         this.givenBack = givenBack;
         this.timer = timer;
+        this.gates = new DispatchGates(this::admitted, timer);
         this.fence = new SendFence(store, nodeId, clock, fenceScheduler, new SendFence.Verdicts() {
             @Override
             public void current(PendingSend send) {
@@ -424,8 +426,45 @@ final class AttemptSender {
             drop(send);
             return;
         }
+        if (send.service().map(ServiceDefinition::paused).orElse(false)) {
+            LOG.debug("job {} attempt {}: its service is paused: given back unsent", job.id(), job.attempts());
+            fence.giveBack(job);
+            release(send); // it holds no gate slot
+            return;
+        }
         int limit = send.service().map(ServiceDefinition::maxInFlight).orElse(ServiceDefinition.DEFAULT_MAX_IN_FLIGHT);
-        gates.submit(send, Math.max(1, limitShare.applyAsInt(limit)));
+        RateShare rate = send.service()
+                .map(sv -> RateShare.of(sv.flow().rateLimit(), limitShare))
+                .orElse(null);
+        gates.submit(send, Math.max(1, limitShare.applyAsInt(limit)), rate);
+    }
+
+    /**
+     * Services were paused (or anything changed): attempts of paused services queued at their
+     * gates go back unsent, without using an attempt — they may wait there long behind a slow
+     * receiver. Those still waiting for their fire time are given back when it comes ({@link
+     * #toGate}); one already leaving is under way and finishes.
+     */
+    void giveBackPaused() {
+        for (PendingSend queued : gates.removeWaiting(s -> pausedNow(s.job()))) {
+            LOG.debug(
+                    "job {} attempt {}: its service was paused while it waited at its gate: given back unsent",
+                    queued.job().id(),
+                    queued.job().attempts());
+            if (!queued.isWithheld()) {
+                fence.giveBack(queued.job());
+            }
+            release(queued); // it held no gate slot
+        }
+    }
+
+    /** Whether the job's service is paused now, as this node knows it (memory; false if unreadable). */
+    private boolean pausedNow(Job job) {
+        try {
+            return catalog.isPaused(job.serviceKey());
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     /**
@@ -448,6 +487,9 @@ final class AttemptSender {
         long now = clock.millis();
         Job job = send.job();
         if (send.isWithheld()) {
+            drop(send);
+        } else if (pausedNow(job)) { // paused while it waited at its gate
+            fence.giveBack(job);
             drop(send);
         } else if (shards.mayFire(job.shard()) && !maySendNow(send, now)) { // also one whose claim was slow
             send.enter(PendingSend.Stage.AT_FENCE, now);

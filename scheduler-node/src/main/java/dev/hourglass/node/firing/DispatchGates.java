@@ -1,45 +1,82 @@
 package dev.hourglass.node.firing;
 
+import dev.hourglass.node.background.TaskScheduler;
+import dev.hourglass.node.core.service.RateShare;
+import dev.hourglass.node.core.service.TokenBucket;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
- * Holds each service to its share of {@code maxInFlight} concurrent deliveries. A claimed attempt
- * whose service is at its limit waits here, in memory, for a delivery of that service to end; the
- * claim bound (twice the share per service, see {@link ServiceCapacity}) bounds how many wait.
+ * Holds each service to its share of {@code maxInFlight} concurrent deliveries and of its rate
+ * limit. A claimed attempt whose service is at its limit, or out of tokens, waits here, in memory,
+ * in order: for a delivery of that service to end, or for the bucket's next token (a timer looks
+ * again then). The claim bound (see {@link ServiceCapacity}) bounds how many wait.
  *
  * <p>Thread-safe; the {@code admitted} callback runs outside the gate's lock, on the thread that
- * submitted or released.
+ * submitted or released, or on the timer's.
  */
 final class DispatchGates {
     private static final class Gate {
         int running;
+        int limit = 1;
+        TokenBucket bucket; // null: no rate limit
+        boolean drainPlanned;
         final ArrayDeque<PendingSend> waiting = new ArrayDeque<>();
+
+        void rate(RateShare rate, long now) {
+            if (rate == null) {
+                bucket = null;
+            } else if (bucket == null) {
+                bucket = new TokenBucket(rate.perSecond(), rate.burst(), now);
+            } else if (bucket.perSecond() != rate.perSecond() || bucket.capacity() != rate.burst()) {
+                bucket.reconfigure(rate.perSecond(), rate.burst(), now);
+            }
+        }
+
+        /** A slot and a token, if both are free: the caller starts one attempt. */
+        boolean mayStart(long now) {
+            return running < limit && (bucket == null || bucket.tryTake(now));
+        }
     }
 
     private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
     private final Consumer<PendingSend> admitted;
+    private final TaskScheduler timer;
 
-    /** @param admitted gets each attempt once it holds a slot; it must end in {@link #release} */
-    DispatchGates(Consumer<PendingSend> admitted) {
+    /**
+     * @param admitted gets each attempt once it holds a slot; it must end in {@link #release}
+     * @param timer looks at a gate again when its next token is due
+     */
+    DispatchGates(Consumer<PendingSend> admitted, TaskScheduler timer) {
         this.admitted = admitted;
+        this.timer = timer;
     }
 
-    /** Admits the attempt now, or queues it until a delivery of its service ends. */
-    void submit(PendingSend send, int limit) {
-        Gate gate = gates.computeIfAbsent(send.job().serviceKey(), k -> new Gate());
+    /** Admits the attempt now, or queues it until a delivery of its service ends or a token comes. */
+    void submit(PendingSend send, int limit, RateShare rate) {
+        String key = send.job().serviceKey();
+        Gate gate = gates.computeIfAbsent(key, k -> new Gate());
+        long now = timer.nanoTime();
+        List<PendingSend> go;
         synchronized (gate) {
-            if (gate.running >= limit) {
+            gate.limit = limit;
+            gate.rate(rate, now);
+            if (gate.waiting.isEmpty() && gate.mayStart(now)) {
+                gate.running++;
+                go = List.of(send);
+            } else {
+                // behind those already waiting, in order; a limit raised since they queued lets
+                // more of them start now
                 gate.waiting.add(send);
-                return;
+                go = startable(key, gate, now);
             }
-            gate.running++;
         }
-        admitted.accept(send);
+        go.forEach(admitted);
     }
 
     /**
@@ -70,21 +107,62 @@ final class DispatchGates {
         return out;
     }
 
-    /** A delivery of the service ended (or was dropped): the next waiting one takes its slot. */
+    /** A delivery of the service ended (or was dropped): the next waiting ones take the free slots. */
     void release(String serviceKey) {
         Gate gate = gates.get(serviceKey);
         if (gate == null) {
             return;
         }
-        PendingSend next;
+        List<PendingSend> go;
+        long now = timer.nanoTime();
         synchronized (gate) {
-            next = gate.waiting.poll();
-            if (next == null) {
-                gate.running--;
+            gate.running--;
+            go = startable(serviceKey, gate, now);
+        }
+        go.forEach(admitted);
+    }
+
+    /**
+     * Takes the waiting attempts that may start now, in order, each holding a slot and a token; if
+     * some still wait for a token, plans a look for when it comes. Holds the gate's lock.
+     */
+    private List<PendingSend> startable(String key, Gate gate, long now) {
+        List<PendingSend> go = List.of();
+        while (!gate.waiting.isEmpty() && gate.mayStart(now)) {
+            if (go.isEmpty()) {
+                go = new ArrayList<>(2);
             }
+            gate.running++;
+            go.add(gate.waiting.poll());
         }
-        if (next != null) {
-            admitted.accept(next);
+        planDrain(key, gate, now);
+        return go;
+    }
+
+    /**
+     * Plans a look at the gate for when its next token is due, if attempts wait for one and no look
+     * is planned. Holds the gate's lock.
+     */
+    private void planDrain(String key, Gate gate, long now) {
+        if (gate.drainPlanned || gate.waiting.isEmpty() || gate.bucket == null || gate.running >= gate.limit) {
+            return; // nothing waits for a token (a delivery that ends admits the next)
         }
+        long waitNanos = gate.bucket.nanosUntilToken(now);
+        if (waitNanos == Long.MAX_VALUE) {
+            return; // a rate of 0 (no shard owned): the next submit or release looks again
+        }
+        gate.drainPlanned = true;
+        timer.after(TimeUnit.NANOSECONDS.toMillis(waitNanos + 999_999), () -> drain(key, gate));
+    }
+
+    /** The timer's look: starts as many waiting attempts as slots and tokens allow. */
+    private void drain(String key, Gate gate) {
+        List<PendingSend> go;
+        long now = timer.nanoTime();
+        synchronized (gate) {
+            gate.drainPlanned = false;
+            go = startable(key, gate, now);
+        }
+        go.forEach(admitted);
     }
 }

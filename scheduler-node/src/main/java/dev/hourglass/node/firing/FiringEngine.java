@@ -14,6 +14,7 @@ import dev.hourglass.node.core.port.FiringControl;
 import dev.hourglass.node.core.port.FiringListener;
 import dev.hourglass.node.core.port.PulledJobSignals;
 import dev.hourglass.node.core.port.ServiceLookup;
+import dev.hourglass.node.core.service.RateShare;
 import dev.hourglass.node.core.service.ServiceDefinition;
 import dev.hourglass.node.core.shard.ShardOwnership;
 import dev.hourglass.node.core.timeindex.FireTimeIndex;
@@ -136,7 +137,7 @@ public final class FiringEngine implements FiringControl {
                 this::afterWrite,
                 listener);
         this.claimSlots = new Semaphore(settings.claimThreads());
-        this.capacity = new ServiceCapacity(this::limitShareOf, this::reoffer);
+        this.capacity = new ServiceCapacity(this::claimBoundOf, this::reoffer);
         this.loader = new WindowLoader(
                 store,
                 index,
@@ -215,7 +216,11 @@ public final class FiringEngine implements FiringControl {
             housekeepingPlans.add(PeriodicTask.every(h, new CatchUpTask(loader), 0, settings.catchUpIntervalMs()));
             housekeepingPlans.add(PeriodicTask.every(
                     h, timeoutSweep, settings.timeoutSweepIntervalMs(), settings.timeoutSweepIntervalMs()));
-            housekeepingPlans.add(PeriodicTask.every(h, new ServiceRefreshTask(catalog), 5_000, 5_000));
+            housekeepingPlans.add(PeriodicTask.every(
+                    h,
+                    new ServiceRefreshTask(catalog, this::servicesChanged),
+                    ServiceRefreshTask.INTERVAL_MS,
+                    ServiceRefreshTask.INTERVAL_MS));
         }
         silentSendWatch = PeriodicTask.every(run.sendTimer(), new SilentSendWatchTask(sender), 1_000, 1_000);
         planRound(clock.millis());
@@ -573,23 +578,49 @@ public final class FiringEngine implements FiringControl {
         unclaimed.values().forEach(e -> capacity.release(e.serviceKey()));
     }
 
-    private int limitShareOf(String serviceKey) {
-        return cluster.limitShare().applyAsInt(maxInFlightOf(serviceKey));
+    /**
+     * How many jobs of the service this node may hold claimed: twice its share of {@code
+     * maxInFlight} (see {@link ServiceCapacity}), or of about a second of its rate limit if that is
+     * less; none while the service is paused, so its due jobs wait parked, unclaimed, until it
+     * resumes.
+     */
+    private int claimBoundOf(String serviceKey) {
+        ServiceDefinition service = serviceOrNull(serviceKey);
+        if (service != null && service.paused()) {
+            return 0;
+        }
+        int limit = service == null ? ServiceDefinition.DEFAULT_MAX_IN_FLIGHT : service.maxInFlight();
+        int share = Math.max(1, cluster.limitShare().applyAsInt(limit));
+        if (service != null && service.flow().rateLimit() != null) {
+            // no more claimed than its bucket lets start in about a second: the rest would wait
+            // at the gate for tokens, holding claims
+            RateShare rate = RateShare.of(service.flow().rateLimit(), cluster.limitShare());
+            share = Math.min(share, Math.max(1, rate.claimAhead()));
+        }
+        return 2 * share;
     }
 
     /**
-     * The service's limit as the claim bound reads it; when the service cannot be read the default
-     * stands in (a bound for batching, not the receiver's limit: the gate applies that one).
+     * The service as the claim bound reads it; when it cannot be read the defaults stand in (a
+     * bound for batching, not the receiver's limit: the gate applies that one).
      */
-    private int maxInFlightOf(String serviceKey) {
+    private ServiceDefinition serviceOrNull(String serviceKey) {
         try {
-            return catalog.findByKey(serviceKey)
-                    .map(ServiceDefinition::maxInFlight)
-                    .orElse(ServiceDefinition.DEFAULT_MAX_IN_FLIGHT);
+            return catalog.findByKey(serviceKey).orElse(null);
         } catch (RuntimeException e) {
             LOG.warn("service {} could not be read for its claim bound: {}", serviceKey, e.toString());
-            return ServiceDefinition.DEFAULT_MAX_IN_FLIGHT;
+            return null;
         }
+    }
+
+    /**
+     * The services changed somewhere in the cluster (or through this node): attempts of services
+     * paused since they were claimed are given back unsent, and jobs parked while their service was
+     * paused or full are taken up again as far as its bound now allows.
+     */
+    private void servicesChanged() {
+        sender.giveBackPaused();
+        capacity.reconsider();
     }
 
     private void reoffer(List<IndexEntry> entries) {

@@ -13,8 +13,9 @@ import java.util.function.Consumer;
 import java.util.function.ToIntFunction;
 
 /**
- * How many jobs of each service may be claimed and not yet ended: twice this node's share of its
- * {@code maxInFlight} (one window delivering, one claimed ahead and waiting at its gate), so claims
+ * How many jobs of each service may be claimed and not yet ended: none while it is paused, else
+ * twice this node's share of its {@code maxInFlight} (one window delivering, one claimed ahead and
+ * waiting at its gate; less under a rate limit, see {@code FiringEngine.claimBoundOf}), so claims
  * stay large batches while the receiver sees at most {@code maxInFlight} deliveries at once across
  * the cluster.
  *
@@ -54,15 +55,16 @@ final class ServiceCapacity {
     }
 
     private final Map<String, Slots> byService = new ConcurrentHashMap<>();
-    private final ToIntFunction<String> limitOf;
+    private final ToIntFunction<String> boundOf;
     private final Consumer<List<IndexEntry>> reoffer;
 
     /**
-     * @param limitOf this node's share of the service's {@code maxInFlight}
+     * @param boundOf how many jobs of the service may be claimed and not ended: twice this node's
+     *     share of its {@code maxInFlight}, or 0 while it is paused (its jobs all wait parked)
      * @param reoffer takes parked jobs back into the fire-time index
      */
-    ServiceCapacity(ToIntFunction<String> limitOf, Consumer<List<IndexEntry>> reoffer) {
-        this.limitOf = limitOf;
+    ServiceCapacity(ToIntFunction<String> boundOf, Consumer<List<IndexEntry>> reoffer) {
+        this.boundOf = boundOf;
         this.reoffer = reoffer;
     }
 
@@ -108,18 +110,43 @@ final class ServiceCapacity {
         List<IndexEntry> back = null;
         synchronized (s) {
             s.claimed--;
-            int free = cap - s.claimed;
-            int chunk = Math.min(s.parked.size(), Math.max(1, cap / 4));
-            if (chunk > 0 && free >= chunk) {
-                back = new ArrayList<>(free);
-                while (back.size() < free && !s.parked.isEmpty()) {
-                    back.add(s.unparkFirst());
-                }
-            }
+            back = unparkAsRoomAllows(s, cap);
         }
         if (back != null) {
             reoffer.accept(back);
         }
+    }
+
+    /**
+     * The bounds may have changed (a service resumed, its limit raised): parked jobs go back as far
+     * as each service's bound now allows. Without this, jobs parked while their service was paused
+     * would wait for a delivery of it to end, and none is under way.
+     */
+    void reconsider() {
+        byService.forEach((key, s) -> {
+            int cap = capacityOf(key);
+            List<IndexEntry> back;
+            synchronized (s) {
+                back = unparkAsRoomAllows(s, cap);
+            }
+            if (back != null) {
+                reoffer.accept(back);
+            }
+        });
+    }
+
+    /** Parked jobs that fit now, in chunks of a quarter of the bound; null if none. Holds s's lock. */
+    private static List<IndexEntry> unparkAsRoomAllows(Slots s, int cap) {
+        int free = cap - s.claimed;
+        int chunk = Math.min(s.parked.size(), Math.max(1, cap / 4));
+        if (chunk <= 0 || free < chunk) {
+            return null;
+        }
+        List<IndexEntry> back = new ArrayList<>(free);
+        while (back.size() < free && !s.parked.isEmpty()) {
+            back.add(s.unparkFirst());
+        }
+        return back;
     }
 
     /** Drops parked jobs of shards this node no longer owns. */
@@ -159,6 +186,6 @@ final class ServiceCapacity {
     }
 
     private int capacityOf(String serviceKey) {
-        return 2 * Math.max(1, limitOf.applyAsInt(serviceKey));
+        return Math.max(0, boundOf.applyAsInt(serviceKey));
     }
 }

@@ -3,12 +3,21 @@ package dev.hourglass.node.firing;
 import dev.hourglass.node.background.PeriodicTask;
 import dev.hourglass.node.core.port.ServiceLookup;
 
-/** Reads the services again, so changes made through other nodes reach this node's sends. */
+/**
+ * Reads the services again when they changed anywhere in the cluster (one small read otherwise),
+ * so changes made through other nodes reach this node's sends; then tells the engine, which acts
+ * on pauses, resumes and new limits at once.
+ */
 final class ServiceRefreshTask implements PeriodicTask {
-    private final ServiceLookup services;
+    /** Twice a second: a pause through any node stops every node's sends within a second. */
+    static final long INTERVAL_MS = 500;
 
-    ServiceRefreshTask(ServiceLookup services) {
+    private final ServiceLookup services;
+    private final Runnable changed;
+
+    ServiceRefreshTask(ServiceLookup services, Runnable changed) {
         this.services = services;
+        this.changed = changed;
     }
 
     @Override
@@ -18,6 +27,8 @@ final class ServiceRefreshTask implements PeriodicTask {
 
     @Override
     public void run() {
-        services.refresh();
+        if (services.refresh()) {
+            changed.run();
+        }
     }
 }

@@ -388,7 +388,18 @@ public final class JobManager {
         return job;
     }
 
+    /**
+     * A 409 while the job's service is paused: a fire now is a new attempt, and a pause starts none
+     * (the job keeps its place and fires after the resume).
+     */
     public Job fireNow(Caller caller, long id) {
+        Job current = get(caller, id);
+        if (catalog.find(current.app(), current.service())
+                .map(ServiceDefinition::paused)
+                .orElse(false)) {
+            throw HourglassException.conflict(
+                    "service " + current.service() + " is paused: resume it to fire its jobs");
+        }
         long now = clock.millis();
         Job job = mutations
                 .reschedule(id, caller.scope(), now, nearShard(id, now), null, null, now)

@@ -226,7 +226,12 @@ public final class PullConsumers implements PulledJobSignals {
             List<Job> now = new ArrayList<>(takeHeld(r, at)); // reserved ahead here and due: from memory
             if (now.size() < r.max()) {
                 try {
-                    now.addAll(store.reserve(app, r.services(), r.max() - now.size(), r.ttrMs(), nodeId, at));
+                    List<String> open = r.services().stream()
+                            .filter(name -> !paused(Job.serviceKey(app, name)))
+                            .toList();
+                    if (!open.isEmpty()) {
+                        now.addAll(store.reserve(app, open, r.max() - now.size(), r.ttrMs(), nodeId, at));
+                    }
                 } catch (RuntimeException e) {
                     if (now.isEmpty()) {
                         throw e;
@@ -412,6 +417,28 @@ public final class PullConsumers implements PulledJobSignals {
         return jobs.find(jobId)
                 .filter(j -> scope == null || j.app().equals(scope))
                 .orElseThrow(() -> HourglassException.notFound("job " + jobId + " not found"));
+    }
+
+    /**
+     * Whether the service is paused as this node knows it (memory): its consumers are served its
+     * jobs no more, and the database refuses its reservations (the pause's row lock) should this
+     * node not know yet. Unreadable: not paused here, and the database decides.
+     */
+    private boolean paused(String serviceKey) {
+        try {
+            return services.isPaused(serviceKey);
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Services resumed (through any node): their waiters are served now, not only when the watcher
+     * next looks.
+     */
+    public void resumed(java.util.Collection<String> serviceKeys) {
+        long now = timers.now();
+        serviceKeys.forEach(key -> due(key, now));
     }
 
     /**
@@ -696,8 +723,8 @@ public final class PullConsumers implements PulledJobSignals {
         synchronized (lock) {
             for (String key : r.keys()) {
                 TreeSet<Held> jobs = held.get(key);
-                if (jobs == null) {
-                    continue;
+                if (jobs == null || paused(key)) {
+                    continue; // a paused service's held jobs go back unhanded (giveBackLapsed)
                 }
                 for (java.util.Iterator<Held> it = jobs.iterator(); it.hasNext() && got.size() < r.max(); ) {
                     Held h = it.next();
@@ -742,6 +769,9 @@ public final class PullConsumers implements PulledJobSignals {
                 break;
             }
             String key = Job.serviceKey(r.app(), service);
+            if (paused(key)) {
+                continue; // starts nothing: the database would refuse it too, under the row's lock
+            }
             int wanted = lead > 0 ? demand(key, r) : r.max() - dueNow.size();
             List<ReservationStore.HeldJob> taken;
             try {

@@ -16,6 +16,7 @@ import dev.hourglass.node.core.service.AckMode;
 import dev.hourglass.node.core.service.AlertPolicy;
 import dev.hourglass.node.core.service.Protocol;
 import dev.hourglass.node.core.service.ServiceDefinition;
+import dev.hourglass.node.testing.ServicesWithoutFlowControl;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -55,7 +56,7 @@ class AlertMonitorTest {
     List<Alert> exported = List.of();
 
     AlertMonitor monitor() {
-        ServiceRepository repo = new ServiceRepository() {
+        ServiceRepository repo = new ServicesWithoutFlowControl() {
             @Override
             public ServiceDefinition put(ServiceDefinition s) {
                 throw new UnsupportedOperationException();

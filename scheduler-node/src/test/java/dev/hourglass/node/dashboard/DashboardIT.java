@@ -514,6 +514,22 @@ class DashboardIT {
         banner("problem", "maxInFlight");
         assertThat(shop.get("/api/v1/services/close").json().get("maxInFlight").asInt())
                 .isEqualTo(7);
+
+        // paused from the dashboard: the badge shows, every node holds its jobs; resumed, it clears
+        By closeRow = By.cssSelector("#services tr[data-service='shop/close']");
+        browser.findElement(By.cssSelector("#services tr[data-service='shop/close'] button.pause"))
+                .click();
+        banner("notice", "shop/close paused");
+        JsonNode paused = shop.get("/api/v1/services/close").json();
+        assertThat(paused.get("paused").asBoolean()).isTrue();
+        assertThat(paused.get("pausedBy").asText()).isEqualTo("admin");
+        wait.until(d -> d.findElement(closeRow).getText().contains("paused"));
+        browser.findElement(By.cssSelector("#services tr[data-service='shop/close'] button.resume"))
+                .click();
+        banner("notice", "shop/close resumed");
+        assertThat(shop.get("/api/v1/services/close").json().get("paused").asBoolean())
+                .isFalse();
+        wait.until(d -> !d.findElement(closeRow).getText().contains("paused"));
     }
 
     @Test

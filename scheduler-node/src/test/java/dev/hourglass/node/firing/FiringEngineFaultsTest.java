@@ -18,6 +18,7 @@ import dev.hourglass.node.core.service.ServiceDefinition;
 import dev.hourglass.node.core.shard.ShardOwnership;
 import dev.hourglass.node.testing.ManualClock;
 import dev.hourglass.node.testing.ManualScheduler;
+import dev.hourglass.node.testing.ServicesWithoutFlowControl;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -139,7 +140,7 @@ class FiringEngineFaultsTest {
     void anAttemptWhoseServiceCannotBeReadEndsAsAnErrorAndIsRetried() {
         // the first read is the claim bound's (the claim round), the second the send's (the claim task)
         AtomicInteger failuresLeft = new AtomicInteger(2);
-        ServiceRepository services = new ServiceRepository() {
+        ServiceRepository services = new ServicesWithoutFlowControl() {
             @Override
             public ServiceDefinition put(ServiceDefinition service) {
                 return service;

@@ -1,12 +1,12 @@
 package dev.hourglass.node.firing;
 
-import dev.hourglass.node.core.port.ServiceRepository;
 import dev.hourglass.node.core.service.ServiceDefinition;
+import dev.hourglass.node.testing.ServicesWithoutFlowControl;
 import java.util.List;
 import java.util.Optional;
 
 /** A service repository holding one service, which every lookup finds. */
-record FixedServices(ServiceDefinition service) implements ServiceRepository {
+record FixedServices(ServiceDefinition service) implements ServicesWithoutFlowControl {
     @Override
     public ServiceDefinition put(ServiceDefinition s) {
         return s;

@@ -161,7 +161,9 @@ class PullConsumersTest {
         }
 
         @Override
-        public void refresh() {}
+        public boolean refresh() {
+            return false;
+        }
     }
 
     static Job job(String service, long id) {

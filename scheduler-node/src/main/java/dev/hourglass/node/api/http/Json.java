@@ -11,6 +11,7 @@ import dev.hourglass.api.Iso8601;
 import dev.hourglass.node.core.job.Execution;
 import dev.hourglass.node.core.job.Job;
 import dev.hourglass.node.core.schedule.Schedule;
+import dev.hourglass.node.core.service.FlowControl;
 import dev.hourglass.node.core.service.ServiceDefinition;
 import dev.hourglass.node.schedule.ScheduleCommands;
 import java.time.Duration;
@@ -154,6 +155,25 @@ final class Json {
             alert.put("overdueSeconds", s.alert().overdueSeconds());
             alert.put("webhook", s.alert().webhook());
         }
+        FlowControl flow = s.flow();
+        if (flow.rateLimit() == null) {
+            n.putNull("rateLimit");
+        } else {
+            ObjectNode rate = n.putObject("rateLimit");
+            rate.put("perSecond", flow.rateLimit().perSecond());
+            rate.put("burst", flow.rateLimit().burst());
+        }
+        n.put("deadLetter", flow.deadLetter() == null ? null : flow.deadLetter().service());
+        if (flow.deadLetter() == null) {
+            n.putNull("deadLetterOn");
+        } else {
+            ArrayNode on = n.putArray("deadLetterOn");
+            flow.deadLetter().on().stream().map(Enum::name).sorted().forEach(on::add);
+        }
+        n.put("paused", s.paused());
+        n.put("pausedAt", s.pause().pausedAt() == null ? null : time(s.pause().pausedAt()));
+        n.put("pausedBy", s.pause().pausedBy());
+        n.put("resumedAt", s.pause().resumedAt() == null ? null : time(s.pause().resumedAt()));
         n.put("createdAt", time(s.createdAt()));
         n.put("updatedAt", time(s.updatedAt()));
         return n;

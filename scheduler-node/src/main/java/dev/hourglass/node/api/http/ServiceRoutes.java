@@ -29,6 +29,14 @@ public final class ServiceRoutes implements RouteGroup {
             "maxInFlight",
             "signingSecret",
             "alert",
+            "rateLimit",
+            "deadLetter",
+            "deadLetterOn",
+            // read-only: a service read and sent back keeps its pause (pause and resume change it)
+            "paused",
+            "pausedAt",
+            "pausedBy",
+            "resumedAt",
             "createdAt",
             "updatedAt");
 
@@ -51,12 +59,21 @@ public final class ServiceRoutes implements RouteGroup {
             String app = callers.actingApp(ctx, caller, null);
             Respond.ok(ctx, Json.service(commands.get(app, ctx.pathParam("name"))));
         });
+        r.post("/api/v1/services/{name}/pause", ctx -> setPaused(ctx, true));
+        r.post("/api/v1/services/{name}/resume", ctx -> setPaused(ctx, false));
         r.delete("/api/v1/services/{name}", ctx -> {
             Caller caller = callers.of(ctx);
             String app = callers.actingApp(ctx, caller, null);
             commands.delete(app, ctx.pathParam("name"));
             ctx.status(204);
         });
+    }
+
+    /** Pause and resume: app or admin, idempotent; the answer is the service as it is now. */
+    private void setPaused(Context ctx, boolean paused) {
+        Caller caller = callers.of(ctx);
+        String app = callers.actingApp(ctx, caller, null);
+        Respond.ok(ctx, Json.service(commands.setPaused(caller, app, ctx.pathParam("name"), paused)));
     }
 
     private void put(Context ctx) {
@@ -82,6 +99,7 @@ public final class ServiceRoutes implements RouteGroup {
                     alert.int32("overdueSeconds"),
                     alert.string("webhook"));
         }
+        JsonFields rate = f.object("rateLimit", Set.of("perSecond", "burst"));
         ServiceSpec spec = new ServiceSpec(
                 f.string("protocol"),
                 f.string("topic"),
@@ -96,7 +114,12 @@ public final class ServiceRoutes implements RouteGroup {
                 f.string("ackMode"),
                 f.int32("maxInFlight"),
                 f.string("signingSecret"),
-                alertPolicy);
+                alertPolicy,
+                rate == null ? null : rate.int32("perSecond"),
+                rate == null ? null : rate.int32("burst"),
+                rate != null,
+                f.string("deadLetter"),
+                f.stringList("deadLetterOn"));
         Respond.ok(ctx, Json.service(commands.put(app, name, spec)));
     }
 

@@ -30,6 +30,14 @@ public interface ServiceLookup {
         return findByKey(serviceKey).map(s -> s.protocol() == Protocol.PULL).orElse(false);
     }
 
-    /** Reads every service again; on a failure keeps the last known set. */
-    void refresh();
+    /**
+     * Reads the services again if they changed anywhere in the cluster; on a failure keeps the last
+     * known set. Returns whether it read them.
+     */
+    boolean refresh();
+
+    /** Whether the service is paused (one not known here yet is read once; an unknown one is not). */
+    default boolean isPaused(String serviceKey) {
+        return findByKey(serviceKey).map(ServiceDefinition::paused).orElse(false);
+    }
 }

@@ -20,4 +20,19 @@ public interface ServiceRepository {
      * @return false when it has live jobs (and so was kept)
      */
     boolean deleteIfIdle(String app, String name);
+
+    /**
+     * Pauses the service (unless paused already: then it keeps its first pause) or resumes it
+     * (unless not paused); returns the stored service, empty if there is none.
+     */
+    Optional<ServiceDefinition> setPaused(String app, String name, boolean paused, String by, long now);
+
+    /** The services of {@code app} whose dead letter is {@code name}. */
+    List<String> deadLetterOf(String app, String name);
+
+    /**
+     * A number that changes whenever a service is put, deleted, paused or resumed: cheaper to read
+     * than the services themselves, so nodes read it often and the services only when it moved.
+     */
+    long version();
 }

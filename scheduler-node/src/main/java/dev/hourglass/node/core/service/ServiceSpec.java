@@ -2,7 +2,8 @@ package dev.hourglass.node.core.service;
 
 /**
  * A service as a caller describes it in {@code PUT /services/{name}}; null means "the default".
- * {@code catalog.ServiceCommands} validates it into a {@link ServiceDefinition}.
+ * {@code catalog.ServiceCommands} validates it into a {@link ServiceDefinition}. {@code
+ * rateLimitGiven}: the body had a {@code rateLimit} object (its fields may still be missing).
  */
 public record ServiceSpec(
         String protocol,
@@ -18,4 +19,9 @@ public record ServiceSpec(
         String ackMode,
         Integer maxInFlight,
         String signingSecret,
-        AlertPolicy alert) {}
+        AlertPolicy alert,
+        Integer ratePerSecond,
+        Integer rateBurst,
+        boolean rateLimitGiven,
+        String deadLetter,
+        java.util.List<String> deadLetterOn) {}

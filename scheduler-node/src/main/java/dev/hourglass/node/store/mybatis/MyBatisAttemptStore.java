@@ -1,16 +1,20 @@
 package dev.hourglass.node.store.mybatis;
 
+import dev.hourglass.api.JobState;
 import dev.hourglass.node.core.job.AttemptResult;
 import dev.hourglass.node.core.job.Job;
 import dev.hourglass.node.core.port.AttemptStore;
+import dev.hourglass.node.core.port.DeadLetters;
 import dev.hourglass.node.core.port.DuePage;
 import dev.hourglass.node.core.port.PoisonResultException;
 import dev.hourglass.node.core.timeindex.IndexEntry;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.ibatis.session.ExecutorType;
 import org.apache.ibatis.session.SqlSession;
@@ -31,11 +35,17 @@ public final class MyBatisAttemptStore implements AttemptStore {
     private final SqlSessionFactory sessions;
     private final ClaimTokens tokens;
     private final SqlFailures failures;
+    private final DeadLetterWriter deadLetters = new DeadLetterWriter();
 
     public MyBatisAttemptStore(SqlSessionFactory sessions, String nodeId, SqlFailures failures) {
         this.sessions = sessions;
         this.tokens = new ClaimTokens(nodeId);
         this.failures = failures;
+    }
+
+    /** Where the dead letters of the jobs this store ends are made (none until this is called). */
+    public void sendDeadLettersTo(DeadLetters letters) {
+        deadLetters.sendTo(letters);
     }
 
     @Override
@@ -52,6 +62,7 @@ public final class MyBatisAttemptStore implements AttemptStore {
         try (SqlSession s = sessions.openSession(false)) {
             JobMapper m = s.getMapper(JobMapper.class);
             List<Job> claimed = List.of();
+            List<Job> letters = List.of();
             IdList ids = IdList.of(jobIds);
             LiveCountDeltas counts = new LiveCountDeltas();
             if (m.claim(ids, node, token, now, horizon) > 0) {
@@ -73,11 +84,18 @@ public final class MyBatisAttemptStore implements AttemptStore {
                     expired = rows.stream().map(r -> r.id).toList();
                     m.copyToBacklog(IdList.of(expired), expireToken, now);
                     m.deleteLive(IdList.of(expired), expireToken);
+                    Map<Long, DeadLetterWriter.Ended> endedHere = new HashMap<>();
+                    rows.forEach(r -> endedHere.put(
+                            r.id, new DeadLetterWriter.Ended(Job.serviceKey(r.app, r.service), JobState.EXPIRED)));
+                    if (deadLetters.anyRouted(endedHere)) {
+                        letters = deadLetters.write(s, endedHere, now);
+                    }
                     rows.forEach(r -> counts.removed(r.app, r.service, DELAYED));
                 }
             }
             counts.writeTo(m);
             s.commit();
+            deadLetters.stored(letters);
             return new Claim(claimed, expired);
         }
     }
@@ -143,9 +161,16 @@ public final class MyBatisAttemptStore implements AttemptStore {
                 }
             }
             List<Long> ended = new ArrayList<>();
+            Map<Long, DeadLetterWriter.Ended> endedHere = new HashMap<>();
             String token = tokens.next();
             for (AttemptResult r : results) {
                 if (!r.isSentOnly() && r.next().isFinal()) {
+                    if (live.isRunning(r.jobId(), r.attempt())) { // the update below applies
+                        endedHere.put(
+                                r.jobId(),
+                                new DeadLetterWriter.Ended(
+                                        r.serviceKey(), r.next().state()));
+                    }
                     live.moveRunning(r.jobId(), r.attempt(), null); // then to the backlog: gone
                     m.endAttempt(
                             r.jobId(), r.attempt(), r.next().state().name(), JobRows.clip(r.message()), token, now);
@@ -157,8 +182,10 @@ public final class MyBatisAttemptStore implements AttemptStore {
                 m.deleteLive(IdList.of(ended), token);
             }
             live.counts().writeTo(m);
+            List<Job> letters = deadLetters.anyRouted(endedHere) ? deadLetters.write(s, endedHere, now) : List.of();
             s.flushStatements();
             s.commit();
+            deadLetters.stored(letters);
             return ending;
         }
     }

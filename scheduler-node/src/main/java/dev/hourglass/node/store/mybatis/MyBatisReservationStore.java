@@ -1,8 +1,11 @@
 package dev.hourglass.node.store.mybatis;
 
+import dev.hourglass.api.JobState;
 import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.port.DeadLetters;
 import dev.hourglass.node.core.port.ReservationStore;
 import dev.hourglass.node.core.service.PullLimits;
+import dev.hourglass.node.core.service.TokenBucket;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -32,6 +35,7 @@ public final class MyBatisReservationStore implements ReservationStore {
     private static final int EXPIRED_SLACK = 16;
 
     private final SqlSessionFactory sessions;
+    private final DeadLetterWriter deadLetters = new DeadLetterWriter();
     private final ClaimTokens tokens;
     private final SqlFailures failures;
 
@@ -124,12 +128,18 @@ public final class MyBatisReservationStore implements ReservationStore {
         try (SqlSession s = sessions.openSession(false)) {
             ReservationMapper r = s.getMapper(ReservationMapper.class);
             JobMapper m = s.getMapper(JobMapper.class);
-            Integer maxInFlight = r.lockService(app, service);
-            if (maxInFlight == null) {
-                return List.of(); // not a PULL service (any more)
+            ServiceLockRow locked = r.lockService(app, service);
+            if (locked == null || locked.pausedAt != null) {
+                return List.of(); // not a PULL service (any more), or paused: nothing starts
             }
-            int wantedHere = (int) Math.max(0, Math.min(wanted, maxInFlight - r.openReservations(app, service)));
+            int wantedHere = (int) Math.max(0, Math.min(wanted, locked.maxInFlight - r.openReservations(app, service)));
+            // the rate limit, exact across the cluster: the bucket lives in the locked row
+            TokenBucket bucket = rateBucket(locked, now);
+            if (bucket != null) {
+                wantedHere = bucket.take(wantedHere, now * 1_000_000);
+            }
             LiveCountDeltas counts = new LiveCountDeltas();
+            Map<Long, DeadLetterWriter.Ended> expiredHere = new HashMap<>();
             List<HeldJob> taken = new ArrayList<>();
             // jobs past their expiry at the head of the queue are expired on the way: a page of
             // them must not make the reserve come back empty while jobs are ready behind them
@@ -145,14 +155,20 @@ public final class MyBatisReservationStore implements ReservationStore {
                         ready.put(row.id, row.dueAt);
                     }
                 }
-                expire(m, expired, now, counts);
+                expire(m, expired, now, counts, expiredHere);
                 taken.addAll(reserveAll(r, m, ready, ttrMs, node, now, horizon, holdMs, counts));
                 if (expired.isEmpty() || page.size() < want + EXPIRED_SLACK) {
                     break; // nothing expired in the way, or nothing more to read
                 }
             }
+            if (bucket != null) {
+                bucket.giveBack(wantedHere - taken.size());
+                r.saveRateTokens(app, service, bucket.tokens(), bucket.lastNanos() / 1_000_000);
+            }
             counts.writeTo(m);
+            List<Job> letters = deadLetters.write(s, expiredHere, now);
             s.commit();
+            deadLetters.stored(letters);
             return taken;
         }
     }
@@ -200,8 +216,19 @@ public final class MyBatisReservationStore implements ReservationStore {
         return taken;
     }
 
+    /** The service's rate-limit bucket as its row keeps it; null without a limit. */
+    private static TokenBucket rateBucket(ServiceLockRow row, long now) {
+        if (row.ratePerSecond == null || row.rateBurst == null) {
+            return null;
+        }
+        long at = row.rateAt == null ? now : row.rateAt;
+        double tokens = row.rateTokens == null ? row.rateBurst : row.rateTokens;
+        return TokenBucket.restored(row.ratePerSecond, row.rateBurst, tokens, at * 1_000_000);
+    }
+
     /** Ends those of {@code ids} that are past their expiry EXPIRED, in the backlog. */
-    private void expire(JobMapper m, List<Long> ids, long now, LiveCountDeltas counts) {
+    private void expire(
+            JobMapper m, List<Long> ids, long now, LiveCountDeltas counts, Map<Long, DeadLetterWriter.Ended> ended) {
         if (ids.isEmpty()) {
             return;
         }
@@ -212,8 +239,16 @@ public final class MyBatisReservationStore implements ReservationStore {
             IdList expired = IdList.of(rows.stream().map(row -> row.id).toList());
             m.copyToBacklog(expired, token, now);
             m.deleteLive(expired, token);
-            rows.forEach(row -> counts.removed(row.app, row.service, DELAYED));
+            rows.forEach(row -> {
+                counts.removed(row.app, row.service, DELAYED);
+                ended.put(row.id, new DeadLetterWriter.Ended(Job.serviceKey(row.app, row.service), JobState.EXPIRED));
+            });
         }
+    }
+
+    /** Where the dead letters of the jobs this store expires are made (none until this is called). */
+    public void sendDeadLettersTo(DeadLetters letters) {
+        deadLetters.sendTo(letters);
     }
 
     @Override

@@ -1,13 +1,19 @@
 package dev.hourglass.node.store.mybatis;
 
+import dev.hourglass.api.JobState;
 import dev.hourglass.node.core.job.Backoff;
 import dev.hourglass.node.core.port.ServiceRepository;
 import dev.hourglass.node.core.service.AckMode;
 import dev.hourglass.node.core.service.AlertPolicy;
+import dev.hourglass.node.core.service.FlowControl;
+import dev.hourglass.node.core.service.Pause;
 import dev.hourglass.node.core.service.Protocol;
 import dev.hourglass.node.core.service.ServiceDefinition;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.apache.ibatis.session.SqlSession;
 import org.apache.ibatis.session.SqlSessionFactory;
 
@@ -31,8 +37,9 @@ public final class MyBatisServiceRepository implements ServiceRepository {
                 row.createdAt = existing.createdAt;
                 m.update(row);
             }
+            m.bumpVersion();
             s.commit();
-            return toDefinition(row);
+            return toDefinition(m.find(service.app(), service.name()));
         }
     }
 
@@ -61,8 +68,37 @@ public final class MyBatisServiceRepository implements ServiceRepository {
                 return false;
             }
             m.delete(app, name);
+            m.bumpVersion();
             s.commit();
             return true;
+        }
+    }
+
+    @Override
+    public Optional<ServiceDefinition> setPaused(String app, String name, boolean paused, String by, long now) {
+        try (SqlSession s = sessions.openSession(false)) {
+            ServiceMapper m = s.getMapper(ServiceMapper.class);
+            int changed = paused ? m.pause(app, name, by, now) : m.resume(app, name, now);
+            if (changed > 0) {
+                m.bumpVersion();
+            }
+            ServiceRow row = m.find(app, name);
+            s.commit();
+            return Optional.ofNullable(row).map(MyBatisServiceRepository::toDefinition);
+        }
+    }
+
+    @Override
+    public List<String> deadLetterOf(String app, String name) {
+        try (SqlSession s = sessions.openSession(true)) {
+            return s.getMapper(ServiceMapper.class).deadLetterOf(app, name);
+        }
+    }
+
+    @Override
+    public long version() {
+        try (SqlSession s = sessions.openSession(true)) {
+            return s.getMapper(ServiceMapper.class).version();
         }
     }
 
@@ -92,6 +128,16 @@ public final class MyBatisServiceRepository implements ServiceRepository {
         }
         r.createdAt = d.createdAt();
         r.updatedAt = d.updatedAt();
+        FlowControl flow = d.flow();
+        if (flow.rateLimit() != null) {
+            r.ratePerSecond = flow.rateLimit().perSecond();
+            r.rateBurst = flow.rateLimit().burst();
+        }
+        if (flow.deadLetter() != null) {
+            r.deadLetter = flow.deadLetter().service();
+            r.deadLetterOn =
+                    flow.deadLetter().on().stream().map(Enum::name).sorted().collect(Collectors.joining(","));
+        }
         return r;
     }
 
@@ -120,6 +166,24 @@ public final class MyBatisServiceRepository implements ServiceRepository {
                 r.signingSecret,
                 alert,
                 r.createdAt,
-                r.updatedAt);
+                r.updatedAt,
+                new FlowControl(
+                        r.ratePerSecond == null ? null : new FlowControl.RateLimit(r.ratePerSecond, r.rateBurst),
+                        r.deadLetter == null
+                                ? null
+                                : new FlowControl.DeadLetter(r.deadLetter, endStates(r.deadLetterOn))),
+                new Pause(r.pausedAt, r.pausedBy, r.resumedAt));
+    }
+
+    private static Set<JobState> endStates(String list) {
+        Set<JobState> states = EnumSet.noneOf(JobState.class);
+        if (list != null) {
+            for (String state : list.split(",")) {
+                if (!state.isBlank()) {
+                    states.add(JobState.valueOf(state.trim()));
+                }
+            }
+        }
+        return states;
     }
 }

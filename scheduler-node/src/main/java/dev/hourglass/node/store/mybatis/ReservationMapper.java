@@ -5,7 +5,13 @@ import org.apache.ibatis.annotations.Param;
 
 /** Statements of {@link MyBatisReservationStore}; SQL in ReservationMapper.xml. */
 public interface ReservationMapper {
-    Integer lockService(@Param("app") String app, @Param("service") String service);
+    ServiceLockRow lockService(@Param("app") String app, @Param("service") String service);
+
+    int saveRateTokens(
+            @Param("app") String app,
+            @Param("service") String service,
+            @Param("tokens") double tokens,
+            @Param("at") long at);
 
     long openReservations(@Param("app") String app, @Param("service") String service);
 

@@ -15,5 +15,16 @@ public interface ServiceMapper {
 
     int delete(@Param("app") String app, @Param("name") String name);
 
+    int pause(@Param("app") String app, @Param("name") String name, @Param("by") String by, @Param("now") long now);
+
+    int resume(@Param("app") String app, @Param("name") String name, @Param("now") long now);
+
+    int bumpVersion();
+
+    long version();
+
+    /** The services of {@code app} whose dead letter is {@code name}. */
+    List<String> deadLetterOf(@Param("app") String app, @Param("name") String name);
+
     int countLiveJobs(@Param("app") String app, @Param("name") String name);
 }

@@ -24,4 +24,11 @@ public class ServiceRow {
     public Integer alertOverdueS;
     public long createdAt;
     public long updatedAt;
+    public Long pausedAt;
+    public String pausedBy;
+    public Long resumedAt;
+    public Integer ratePerSecond;
+    public Integer rateBurst;
+    public String deadLetter;
+    public String deadLetterOn;
 }

@@ -94,7 +94,9 @@ class JobStatementsTest {
             "mybatis/JobRowInsert.java",
             "creates jobs, each in the state of its new Job (DELAYED, from JobManager): no change of state",
             "mybatis/LiveCountDeltas.java",
-            "hg_live_count_delta: live jobs counted per state; no job's state");
+            "hg_live_count_delta: live jobs counted per state; no job's state",
+            "mybatis/DeadLetterWriter.java",
+            "hg_biz_key: takes a dead letter's bizKey (the letter is inserted DELAYED through JobRowInsert)");
 
     private static final int CI = Pattern.CASE_INSENSITIVE | Pattern.DOTALL;
     /** A mention of the column {@code state} (not {@code notified_state}, {@code q.state}, {@code #{state}}). */
