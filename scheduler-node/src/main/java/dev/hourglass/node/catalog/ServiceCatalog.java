@@ -29,9 +29,10 @@ public final class ServiceCatalog implements ServiceLookup {
     private final ServiceRepository refreshFrom;
     private volatile Map<String, ServiceDefinition> byKey = Map.of();
     private volatile Set<String> pulled = Set.of(); // the PULL services of byKey
+    private volatile Set<String> paused = Set.of(); // the paused services of byKey
     private final List<Consumer<Map<String, ServiceDefinition>>> listeners = new CopyOnWriteArrayList<>();
     /** A reload whatever the version says, now and then: a row changed by hand is seen too. */
-    private static final int FULL_RELOAD_EVERY = 20;
+    private static final int FULL_RELOAD_EVERY = 10; // 5 s: also how soon target grants changed elsewhere apply
 
     private volatile long seenVersion = Long.MIN_VALUE;
     private int callsSinceReload; // the refreshing thread's
@@ -100,6 +101,13 @@ public final class ServiceCatalog implements ServiceLookup {
         return stored;
     }
 
+    /** The service as stored now (not as remembered), remembered again. */
+    public Optional<ServiceDefinition> findStored(String app, String name) {
+        Optional<ServiceDefinition> stored = repository.find(app, name);
+        stored.ifPresent(this::remember);
+        return stored;
+    }
+
     /** The services of {@code app} whose dead letter is {@code name}, as stored. */
     public List<String> deadLetterOf(String app, String name) {
         return repository.deadLetterOf(app, name);
@@ -125,18 +133,28 @@ public final class ServiceCatalog implements ServiceLookup {
     /** Synchronized: the PULL keys and the services they come from are replaced together. */
     private synchronized void setKnown(Map<String, ServiceDefinition> services) {
         Set<String> pulls = new HashSet<>();
+        Set<String> pauses = new HashSet<>();
         services.values().forEach(s -> {
             if (s.protocol() == Protocol.PULL) {
                 pulls.add(s.key());
             }
+            if (s.paused()) {
+                pauses.add(s.key());
+            }
         });
         pulled = Set.copyOf(pulls);
+        paused = Set.copyOf(pauses);
         byKey = services;
     }
 
     @Override
     public Set<String> pulledServiceKeys() {
         return pulled;
+    }
+
+    @Override
+    public Set<String> pausedServiceKeys() {
+        return paused;
     }
 
     /**

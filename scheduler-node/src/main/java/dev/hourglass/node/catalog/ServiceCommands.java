@@ -161,12 +161,14 @@ public final class ServiceCommands {
      * "Flow control"); idempotent, and audited whether or not it changed anything.
      */
     public ServiceDefinition setPaused(Caller caller, String app, String name, boolean paused) {
-        ServiceDefinition before = get(app, name);
+        get(app, name); // 404 first
         long now = clock.millis();
         String actor = caller.isAdmin() ? "admin" : "app:" + caller.app();
         ServiceDefinition after = catalog.setPaused(app, name, paused, actor, now)
                 .orElseThrow(() -> HourglassException.notFound("service " + name + " not found"));
-        boolean changed = before.paused() != after.paused();
+        // this call changed it if the stored moment is its own (memory may be half a second behind)
+        Long stamp = paused ? after.pause().pausedAt() : after.pause().resumedAt();
+        boolean changed = stamp != null && stamp == now && after.paused() == paused;
         audit.record(new AuditLog.Entry(
                 0,
                 now,
@@ -212,7 +214,10 @@ public final class ServiceCommands {
         if (target.equals(name)) {
             throw HourglassException.invalid("deadLetter", "a service cannot be its own dead letter");
         }
-        ServiceDefinition letters = catalog.find(app, target)
+        // read from the database, not this node's memory: a dead letter given to the target through
+        // another node a moment ago must be seen (two PUTs at the very same moment can still cross:
+        // a letter is never dead-lettered again, see DeadLetterOffice)
+        ServiceDefinition letters = catalog.findStored(app, target)
                 .orElseThrow(() -> HourglassException.invalid(
                         "deadLetter", "deadLetter must name a service of the same app: " + target + " not found"));
         if (letters.flow().deadLetter() != null) {

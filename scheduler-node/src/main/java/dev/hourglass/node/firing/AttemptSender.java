@@ -135,10 +135,11 @@ final class AttemptSender {
         this.fence = new SendFence(store, nodeId, clock, fenceScheduler, new SendFence.Verdicts() {
             @Override
             public void current(PendingSend send) {
-                // checked again after the database round trip, which a rebalance can slow down
-                if (maySendNow(send, clock.millis())) {
+                // checked again after the database round trip, which a rebalance (or a pause) can
+                // come during
+                if (maySendNow(send, clock.millis()) && !pausedNow(send.job())) {
                     dispatch(send);
-                } else { // lost the shard or its lease, or its deadline came near, during the check
+                } else { // lost the shard or its lease, its deadline came near, or paused, during the check
                     fence.giveBack(send.job());
                     drop(send);
                 }
@@ -332,11 +333,13 @@ final class AttemptSender {
             try {
                 whenDue(w);
             } catch (RuntimeException | Error e) { // said with the job: the scheduler's log would not
-                LOG.error(
-                        "job {} attempt {}: sending at its fire time failed",
-                        send.job().id(),
-                        send.job().attempts(),
-                        e);
+                try (AttemptLogContext mdc = AttemptLogContext.of(send.job())) {
+                    LOG.error(
+                            "job {} attempt {}: sending at its fire time failed",
+                            send.job().id(),
+                            send.job().attempts(),
+                            e);
+                }
             }
         });
     }
@@ -415,7 +418,10 @@ final class AttemptSender {
         try {
             send.service(catalog.find(job.app(), job.service()));
         } catch (RuntimeException e) {
-            LOG.warn("job {} attempt {}: its service could not be read: {}", job.id(), job.attempts(), e.toString());
+            try (AttemptLogContext mdc = AttemptLogContext.of(job)) {
+                LOG.warn(
+                        "job {} attempt {}: its service could not be read: {}", job.id(), job.attempts(), e.toString());
+            }
             end(send, AttemptEndings.notSent(job, "service lookup failed: " + e, clock.millis()));
             return;
         }
@@ -423,7 +429,7 @@ final class AttemptSender {
             // a job of a PULL service this node did not know of when it read it: its consumers'
             LOG.debug("job {} attempt {}: its service is PULL: given back unsent", job.id(), job.attempts());
             fence.giveBack(job);
-            drop(send);
+            release(send); // it holds no gate slot
             return;
         }
         if (send.service().map(ServiceDefinition::paused).orElse(false)) {
@@ -523,7 +529,9 @@ final class AttemptSender {
             try {
                 ended(send, service, firedAt, error != null ? DeliveryResult.error(error.toString()) : result);
             } catch (RuntimeException | Error e) { // a future would keep it to itself
-                LOG.error("job {} attempt {}: ending the attempt failed", job.id(), job.attempts(), e);
+                try (AttemptLogContext mdc = AttemptLogContext.of(job)) {
+                    LOG.error("job {} attempt {}: ending the attempt failed", job.id(), job.attempts(), e);
+                }
             }
         });
         CompletionStage<DeliveryResult> stage;
@@ -584,22 +592,26 @@ final class AttemptSender {
                                                         .map(s -> s.protocol().name())
                                                         .orElse("")
                                                 + " dispatcher " + silentFor + " ms after the send: given up"))) {
-                    LOG.warn(
-                            "job {} attempt {}: its dispatcher gave no result {} ms after the send (timeout {} ms);"
-                                    + " ended as a TIMEOUT",
-                            job.id(),
-                            job.attempts(),
-                            silentFor,
-                            job.timeoutMs());
+                    try (AttemptLogContext mdc = AttemptLogContext.of(job)) {
+                        LOG.warn(
+                                "job {} attempt {}: its dispatcher gave no result {} ms after the send (timeout {} ms);"
+                                        + " ended as a TIMEOUT",
+                                job.id(),
+                                job.attempts(),
+                                silentFor,
+                                job.timeoutMs());
+                    }
                 }
             } else if (now > send.deadline() + STUCK_WARNING_MS && send.warnStuckOnce()) {
-                LOG.warn(
-                        "job {} attempt {}: not sent {} ms after its deadline, {} for {} ms",
-                        job.id(),
-                        job.attempts(),
-                        now - send.deadline(),
-                        send.stage(),
-                        now - send.stageSince());
+                try (AttemptLogContext mdc = AttemptLogContext.of(job)) {
+                    LOG.warn(
+                            "job {} attempt {}: not sent {} ms after its deadline, {} for {} ms",
+                            job.id(),
+                            job.attempts(),
+                            now - send.deadline(),
+                            send.stage(),
+                            now - send.stageSince());
+                }
             }
         }
     }

@@ -44,9 +44,18 @@ final class DispatchGates {
         }
     }
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DispatchGates.class);
+
     private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
     private final Consumer<PendingSend> admitted;
     private final TaskScheduler timer;
+    /**
+     * The attempts this thread is admitting, while it admits them: an admission that ends at once
+     * (an attempt given back, withheld) releases its slot, which admits the next waiting one; done
+     * by recursion, a queue of thousands behind a slow receiver would overflow the stack. The
+     * innermost call adds to the outermost's list instead.
+     */
+    private final ThreadLocal<java.util.ArrayDeque<PendingSend>> admitting = new ThreadLocal<>();
 
     /**
      * @param admitted gets each attempt once it holds a slot; it must end in {@link #release}
@@ -76,7 +85,37 @@ final class DispatchGates {
                 go = startable(key, gate, now);
             }
         }
-        go.forEach(admitted);
+        admitAll(go);
+    }
+
+    /** Hands each attempt to {@code admitted}, in order, iteratively (see {@link #admitting}). */
+    private void admitAll(List<PendingSend> go) {
+        if (go.isEmpty()) {
+            return;
+        }
+        java.util.ArrayDeque<PendingSend> outer = admitting.get();
+        if (outer != null) {
+            outer.addAll(go); // an admission on this thread's stack admits them after its own
+            return;
+        }
+        java.util.ArrayDeque<PendingSend> queue = new java.util.ArrayDeque<>(go);
+        admitting.set(queue);
+        try {
+            PendingSend next;
+            while ((next = queue.poll()) != null) {
+                try {
+                    admitted.accept(next);
+                } catch (RuntimeException e) { // the others still go: one failure must not strand them
+                    LOG.error(
+                            "job {} attempt {}: admitting it failed",
+                            next.job().id(),
+                            next.job().attempts(),
+                            e);
+                }
+            }
+        } finally {
+            admitting.remove();
+        }
     }
 
     /**
@@ -119,7 +158,7 @@ final class DispatchGates {
             gate.running--;
             go = startable(serviceKey, gate, now);
         }
-        go.forEach(admitted);
+        admitAll(go);
     }
 
     /**
@@ -163,6 +202,6 @@ final class DispatchGates {
             gate.drainPlanned = false;
             go = startable(key, gate, now);
         }
-        go.forEach(admitted);
+        admitAll(go);
     }
 }

@@ -147,6 +147,7 @@ public final class FiringEngine implements FiringControl {
                 capacity::parked,
                 capacity::isParked,
                 () -> capacity.saturated(WindowLoader.MAX_SKIPPED_SERVICES),
+                catalog::pausedServiceKeys,
                 catalog::pulledServiceKeys,
                 e -> pulledJobs.due(e.serviceKey(), e.dueAt()));
         this.sender = new AttemptSender(
@@ -615,12 +616,14 @@ public final class FiringEngine implements FiringControl {
 
     /**
      * The services changed somewhere in the cluster (or through this node): attempts of services
-     * paused since they were claimed are given back unsent, and jobs parked while their service was
-     * paused or full are taken up again as far as its bound now allows.
+     * paused since they were claimed are given back unsent, jobs parked while their service was full
+     * are taken up again as far as its bound now allows, and a catch-up reads the due jobs of
+     * services resumed (they waited in the database).
      */
     private void servicesChanged() {
         sender.giveBackPaused();
         capacity.reconsider();
+        housekeep(0, "catch-up after a change of services", loader::catchUp); // a resumed service's jobs
     }
 
     private void reoffer(List<IndexEntry> entries) {

@@ -19,6 +19,10 @@ import java.util.function.ToIntFunction;
  * stay large batches while the receiver sees at most {@code maxInFlight} deliveries at once across
  * the cluster.
  *
+ * <p>A due job of a paused service is not held at all: it stays DELAYED in the database, the
+ * catch-up sweep leaves its service out while paused, and the one the resume runs reads it — a
+ * long pause must not fill the memory other services' jobs are loaded into.
+ *
  * <p>A due job whose service is full is parked here, out of the fire-time index, instead of being
  * put back and polled again every few milliseconds: under a burst that would spin the firing
  * thread over the same thousands of entries. Parked jobs go back to the index in chunks (a quarter
@@ -81,9 +85,9 @@ final class ServiceCapacity {
                 if (s.claimed < cap) {
                     s.claimed++;
                     ready.add(e);
-                } else {
+                } else if (cap > 0) {
                     s.park(e);
-                }
+                } // paused: not held at all; it waits in the database, and the catch-up after the resume reads it
             }
         }
         return ready;
@@ -127,6 +131,10 @@ final class ServiceCapacity {
             int cap = capacityOf(key);
             List<IndexEntry> back;
             synchronized (s) {
+                if (cap == 0) { // paused: what waited here waits in the database instead
+                    s.parked.clear();
+                    s.parkedByDue.clear();
+                }
                 back = unparkAsRoomAllows(s, cap);
             }
             if (back != null) {

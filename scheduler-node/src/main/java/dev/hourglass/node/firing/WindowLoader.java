@@ -66,6 +66,7 @@ public final class WindowLoader {
     private final EngineSettings settings;
     private final IntSupplier heldOutsideIndex;
     private final Supplier<Set<String>> saturatedServices;
+    private final Supplier<Set<String>> pausedServices;
     private final Predicate<IndexEntry> heldOutside;
     private final Supplier<Set<String>> pulledServiceKeys;
     private final Consumer<IndexEntry> pulledDue;
@@ -77,6 +78,8 @@ public final class WindowLoader {
      *     is full); they count against the index's capacity, so memory stays bounded by it
      * @param heldOutside whether a job is held outside the index (parked): catch-up leaves it there
      * @param saturatedServices services with jobs parked: catch-up does not read more of theirs
+     * @param pausedServices paused services: catch-up does not read their jobs (they wait in the
+     *     database until the resume, which runs a catch-up)
      * @param pulledServiceKeys the PULL services (keys): their jobs are their consumers', never read
      *     or held here
      * @param pulledDue hears of a PULL job this node made due, instead of the index
@@ -90,6 +93,7 @@ public final class WindowLoader {
             IntSupplier heldOutsideIndex,
             Predicate<IndexEntry> heldOutside,
             Supplier<Set<String>> saturatedServices,
+            Supplier<Set<String>> pausedServices,
             Supplier<Set<String>> pulledServiceKeys,
             Consumer<IndexEntry> pulledDue) {
         this.store = store;
@@ -100,6 +104,7 @@ public final class WindowLoader {
         this.heldOutsideIndex = heldOutsideIndex;
         this.heldOutside = heldOutside;
         this.saturatedServices = saturatedServices;
+        this.pausedServices = pausedServices;
         this.pulledServiceKeys = pulledServiceKeys;
         this.pulledDue = pulledDue;
     }
@@ -112,7 +117,7 @@ public final class WindowLoader {
             Clock clock,
             EngineSettings settings,
             IntSupplier heldOutsideIndex) {
-        this(store, index, shards, clock, settings, heldOutsideIndex, e -> false, Set::of, Set::of, e -> {});
+        this(store, index, shards, clock, settings, heldOutsideIndex, e -> false, Set::of, Set::of, Set::of, e -> {});
     }
 
     /** Every owned shard's jobs due before this have been read: the least cursor's due time. */
@@ -251,8 +256,11 @@ public final class WindowLoader {
         Map<Integer, Cursor> fromStart = new HashMap<>();
         owned.forEach(s -> fromStart.put(s, Cursor.START));
         int perShard = Math.max(32, settings.claimBatch() * 4 / owned.size());
-        Set<String> saturated = saturatedServices.get();
+        Set<String> paused = pausedServices.get();
+        Set<String> saturated = new HashSet<>(saturatedServices.get());
+        saturated.removeAll(paused);
         Set<String> skipped = new HashSet<>(saturated);
+        skipped.addAll(paused);
         skipped.addAll(pulledServicesToSkip());
         List<IndexEntry> due = new ArrayList<>(store.loadDue(new DuePage(fromStart, until, perShard, skipped)));
         if (!saturated.isEmpty()) {

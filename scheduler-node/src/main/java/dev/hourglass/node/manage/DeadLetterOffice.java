@@ -42,6 +42,13 @@ public final class DeadLetterOffice implements DeadLetters {
 
     @Override
     public Optional<Job> letterOf(Job ended, long now) {
+        if (ended.bizKey() != null && ended.bizKey().startsWith(BIZ_KEY_PREFIX)) {
+            // a letter that failed is not sent on: two services made each other's dead letter at
+            // the same moment (the checks of the PUT can cross) would otherwise pass letters back
+            // and forth for ever
+            LOG.warn("job {} is a dead letter that ended {}: not dead-lettered again", ended.id(), ended.state());
+            return Optional.empty();
+        }
         FlowControl.DeadLetter to = deadLetterOf(ended.serviceKey())
                 .filter(d -> d.routes(ended.state()))
                 .orElse(null);

@@ -66,4 +66,33 @@ class DispatchGatesTest {
         assertThat(admitted).as("every waiting one, then the new one, in order").hasSize(5);
         assertThat(admitted.get(4).job().id()).isEqualTo(5L);
     }
+
+    @Test
+    void admissionsThatEndAtOnceDoNotRecurseThroughAQueueOfThousands() {
+        List<PendingSend> sent = new ArrayList<>();
+        boolean[] dropping = {false};
+        DispatchGates[] self = new DispatchGates[1];
+        self[0] = new DispatchGates(
+                send -> {
+                    if (dropping[0]) { // given back at its admission (its service paused): frees its slot
+                        self[0].release(send.job().serviceKey());
+                    } else {
+                        sent.add(send);
+                    }
+                },
+                timer);
+        self[0].submit(send(0), 1, null);
+        for (long id = 1; id <= 100_000; id++) {
+            self[0].submit(send(id), 1, null);
+        }
+        assertThat(sent).hasSize(1);
+        dropping[0] = true;
+        self[0].release("app/svc"); // the one under way ends: each waiting one is admitted and drops
+        assertThat(self[0].running())
+                .as("every slot given back, no stack overflow")
+                .isEmpty();
+        dropping[0] = false;
+        self[0].submit(send(200_000), 1, null);
+        assertThat(sent).hasSize(2);
+    }
 }

@@ -165,6 +165,21 @@ class FiringEngineFaultsTest {
             }
         };
         List<Long> delivered = new CopyOnWriteArrayList<>();
+        // the warning says which attempt in its MDC too (docs/operations.md, "Logs")
+        List<java.util.Map<String, String>> warnedWith = new CopyOnWriteArrayList<>();
+        ch.qos.logback.classic.Logger senderLog =
+                (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(AttemptSender.class);
+        ch.qos.logback.core.AppenderBase<ch.qos.logback.classic.spi.ILoggingEvent> mdcs =
+                new ch.qos.logback.core.AppenderBase<>() {
+                    @Override
+                    protected void append(ch.qos.logback.classic.spi.ILoggingEvent event) {
+                        if (event.getFormattedMessage().contains("its service could not be read")) {
+                            warnedWith.add(event.getMDCPropertyMap());
+                        }
+                    }
+                };
+        mdcs.start();
+        senderLog.addAppender(mdcs);
         FakeJobStore store = new FakeJobStore();
         long now = clock.millis();
         store.add(1, now + 200, 0);
@@ -184,6 +199,14 @@ class FiringEngineFaultsTest {
         assertThat(store.results.get(0).message()).contains("database down");
         assertThat(store.results.get(1).attempt()).isEqualTo(2);
         assertThat(engine.inFlight()).as("nothing left marked in flight").isZero();
+        senderLog.detachAppender(mdcs);
+        assertThat(warnedWith).hasSize(1);
+        assertThat(warnedWith.get(0))
+                .containsEntry("jobId", "1")
+                .containsEntry("app", "app")
+                .containsEntry("service", "svc")
+                .containsEntry("attempt", "1");
+        assertThat(org.slf4j.MDC.get("jobId")).as("removed after the line").isNull();
     }
 
     /**

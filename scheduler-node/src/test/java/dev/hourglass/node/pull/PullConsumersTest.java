@@ -161,6 +161,11 @@ class PullConsumersTest {
         }
 
         @Override
+        public Set<String> pausedServiceKeys() {
+            return Set.of();
+        }
+
+        @Override
         public boolean refresh() {
             return false;
         }

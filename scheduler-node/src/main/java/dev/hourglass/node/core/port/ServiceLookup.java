@@ -25,6 +25,9 @@ public interface ServiceLookup {
      */
     Set<String> pulledServiceKeys();
 
+    /** Keys of the services paused as this node knows them (memory). */
+    Set<String> pausedServiceKeys();
+
     /** Whether the service is PULL (one not known here yet is read once). */
     default boolean isPulled(String serviceKey) {
         return findByKey(serviceKey).map(s -> s.protocol() == Protocol.PULL).orElse(false);

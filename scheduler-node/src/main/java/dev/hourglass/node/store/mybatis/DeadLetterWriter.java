@@ -24,6 +24,7 @@ import org.apache.ibatis.session.SqlSession;
  * rare, so one statement per letter is cheap.
  */
 final class DeadLetterWriter {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DeadLetterWriter.class);
     private volatile DeadLetters letters = DeadLetters.NONE;
 
     void sendTo(DeadLetters letters) {
@@ -72,7 +73,15 @@ final class DeadLetterWriter {
             LiveCountDeltas counts = new LiveCountDeltas();
             for (JobRow row : endedRows) {
                 Job letter = l.letterOf(JobRows.toJob(row), now).orElse(null);
-                if (letter != null && takeBizKey(c, letter)) {
+                if (letter != null && !takeBizKey(c, letter)) {
+                    // its key was taken by an earlier letter of the same job at the same attempt
+                    // count (ended again after a manual retry without a new attempt)
+                    LOG.warn(
+                            "job {} ended {}: its dead letter {} exists already; no second one",
+                            row.id,
+                            row.state,
+                            letter.bizKey());
+                } else if (letter != null) {
                     JobRowInsert.insert(c, "job_delay_task", List.of(JobRows.toRow(letter)));
                     counts.added(letter.app(), letter.service(), letter.state().name());
                     written.add(letter);
