@@ -104,7 +104,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class HourglassNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HourglassNode.class);
-    static final String VERSION = "0.1.0";
+    static final String VERSION = BuildInfo.version();
     /** What a stop may take beyond {@code engine.shutdownGraceMs} (docs/cluster.md, "Stopping a node"). */
     public static final long STOP_BEYOND_GRACE_MS = 5_000;
     /** How often committed live-count deltas are folded: the stats read scans about this much. */
@@ -705,9 +705,14 @@ public final class HourglassNode implements AutoCloseable {
             return baseUrl();
         }
 
+        /**
+         * Started and not stopping, the database answering on the probe's own connection (an API
+         * flood that takes every pooled connection must not make every node NotReady at once), and
+         * the ZooKeeper session up (a node without it claims nothing).
+         */
         @Override
         public boolean isReady() {
-            return ready && database.isReachable();
+            return ready && coordinator.isConnected() && database.answersPromptly();
         }
 
         @Override

@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** {@code java -jar hourglass-node.jar [--config FILE]} (README.md, "Configuration"). */
+/** {@code java -jar hourglass-node.jar [--config FILE] [--version]} (README.md, "Configuration"). */
 public final class Main {
     private static final Logger LOG = LoggerFactory.getLogger(Main.class);
     static final String DUBBO_OWN_SHUTDOWN_HOOK_OFF = "dubbo.shutdownHook.listenIgnore";
@@ -45,11 +45,14 @@ public final class Main {
             if ("--config".equals(args[i]) && i + 1 < args.length) {
                 configFile = Path.of(args[++i]);
             } else if ("--help".equals(args[i]) || "-h".equals(args[i])) {
-                System.out.println("usage: java -jar hourglass-node.jar [--config FILE]");
+                System.out.println("usage: java -jar hourglass-node.jar [--config FILE] [--version]");
+                return;
+            } else if ("--version".equals(args[i])) {
+                System.out.println("hourglass-node " + BuildInfo.version());
                 return;
             } else {
-                System.err.println(
-                        "unknown argument: " + args[i] + " (usage: java -jar hourglass-node.jar [--config FILE])");
+                System.err.println("unknown argument: " + args[i]
+                        + " (usage: java -jar hourglass-node.jar [--config FILE] [--version])");
                 System.exit(2);
             }
         }

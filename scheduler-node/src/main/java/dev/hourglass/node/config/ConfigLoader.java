@@ -6,8 +6,8 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -64,16 +64,40 @@ public final class ConfigLoader {
     }
 
     /**
-     * The environment variables of the configuration table (README.md, "Configuration", its env
-     * column).
+     * The short names of the first releases (README.md, "Configuration"), kept beside the generated
+     * ones ({@link EnvironmentVariables}); where both name a setting, the short one is applied last.
      */
-    static void applyEnvironment(NodeConfig c, Map<String, String> env) {
-        set(env, "HOURGLASS_HTTP_PORT", v -> c.http.port = integer("HOURGLASS_HTTP_PORT", v));
-        set(env, "HOURGLASS_HTTP_HOST", v -> c.http.host = v);
+    private static final Set<String> SHORT_NAMES = Set.of(
+            "HOURGLASS_HTTP_TLS_KEYSTORE",
+            "HOURGLASS_HTTP_TLS_KEYSTORE_PASSWORD",
+            "HOURGLASS_DB_URL",
+            "HOURGLASS_DB_USER",
+            "HOURGLASS_DB_PASSWORD",
+            "HOURGLASS_ZK_CONNECT",
+            "HOURGLASS_ZK_AUTH",
+            "HOURGLASS_KAFKA_BOOTSTRAP",
+            "HOURGLASS_DUBBO_PORT",
+            "HOURGLASS_DUBBO_HOST",
+            "HOURGLASS_DUBBO_REGISTRY");
+    /** The Kafka producer's SASL login (a secret, so with a {@code _FILE} form like every variable). */
+    static final String KAFKA_SASL_JAAS_CONFIG = "HOURGLASS_KAFKA_SASL_JAAS_CONFIG";
+
+    /**
+     * Every setting's environment variable ({@link EnvironmentVariables}: {@code HOURGLASS_} and its
+     * path in upper snake case, or {@code NAME_FILE} for a file holding the value), then the short
+     * names of the first releases; an unknown {@code HOURGLASS_*} variable is refused.
+     */
+    static void applyEnvironment(NodeConfig c, Map<String, String> rawEnv) {
+        Map<String, String> settings = EnvironmentVariables.settings();
+        Map<String, String> env = EnvironmentVariables.resolved(rawEnv, knownVariables());
+        settings.forEach((variable, path) -> {
+            String v = env.get(variable);
+            if (v != null && !v.isBlank()) {
+                EnvironmentVariables.apply(c, variable, path, v);
+            }
+        });
         set(env, "HOURGLASS_HTTP_TLS_KEYSTORE", v -> c.http.tls.keyStore = v);
         set(env, "HOURGLASS_HTTP_TLS_KEYSTORE_PASSWORD", v -> c.http.tls.keyStorePassword = v);
-        set(env, "HOURGLASS_ADMIN_TOKEN", v -> c.adminToken = v);
-        set(env, "HOURGLASS_DATA_DIR", v -> c.dataDir = v);
         set(env, "HOURGLASS_DB_URL", v -> c.database.url = v);
         set(env, "HOURGLASS_DB_USER", v -> c.database.user = v);
         set(env, "HOURGLASS_DB_PASSWORD", v -> c.database.password = v);
@@ -83,32 +107,16 @@ public final class ConfigLoader {
         set(env, "HOURGLASS_DUBBO_PORT", v -> c.dubbo.port = integer("HOURGLASS_DUBBO_PORT", v));
         set(env, "HOURGLASS_DUBBO_HOST", v -> c.dubbo.host = v);
         set(env, "HOURGLASS_DUBBO_REGISTRY", v -> c.dubbo.registry = v);
-        set(
-                env,
-                "HOURGLASS_CALLBACK_ALLOW",
-                v -> c.callbackAllow = Arrays.stream(v.split(","))
-                        .map(String::trim)
-                        .filter(s -> !s.isEmpty())
-                        .toList());
-        set(env, "HOURGLASS_NODE_ID", v -> c.nodeId = v);
+        set(env, KAFKA_SASL_JAAS_CONFIG, v -> c.kafka.producer.put("sasl.jaas.config", v));
     }
 
-    /** Every environment variable the node reads (for checks of deployment files). */
+    /** Every environment variable the node reads (without their {@code _FILE} forms). */
     public static java.util.Set<String> knownVariables() {
-        java.util.Set<String> asked = new java.util.TreeSet<>();
-        applyEnvironment(new NodeConfig(), new java.util.AbstractMap<>() {
-            @Override
-            public String get(Object key) {
-                asked.add((String) key);
-                return null;
-            }
-
-            @Override
-            public java.util.Set<Entry<String, String>> entrySet() {
-                return java.util.Set.of();
-            }
-        });
-        return asked;
+        java.util.Set<String> known =
+                new java.util.TreeSet<>(EnvironmentVariables.settings().keySet());
+        known.addAll(SHORT_NAMES);
+        known.add(KAFKA_SASL_JAAS_CONFIG);
+        return known;
     }
 
     private static void set(Map<String, String> env, String name, Consumer<String> apply) {

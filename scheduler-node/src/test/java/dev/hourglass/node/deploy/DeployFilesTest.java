@@ -185,7 +185,15 @@ class DeployFilesTest {
         Map<String, Object> container = map(list(podSpec.get("containers")).get(0));
         assertPinned((String) container.get("image"));
         Set<String> served = servedPaths();
-        for (String probe : List.of("readinessProbe", "livenessProbe")) {
+        assertThat(container).containsKey("startupProbe");
+        List<Object> preStop =
+                list(map(map(map(container.get("lifecycle")).get("preStop")).get("exec"))
+                        .get("command"));
+        long preStopMs = 1_000 * Long.parseLong((String) preStop.get(preStop.size() - 1));
+        assertThat(((Number) podSpec.get("terminationGracePeriodSeconds")).longValue() * 1_000)
+                .as("the preStop wait and the graceful stop both fit the grace period")
+                .isGreaterThan(preStopMs + stopNeedsMs(node));
+        for (String probe : List.of("startupProbe", "readinessProbe", "livenessProbe")) {
             String path = (String) map(map(container.get(probe)).get("httpGet")).get("path");
             assertThat(served).as(probe).contains(path);
         }

@@ -247,15 +247,6 @@ public final class Database implements AutoCloseable {
         return engineSessions;
     }
 
-    /** True when a connection of the API pool can be had and answers. */
-    public boolean isReachable() {
-        try (Connection c = api.getConnection()) {
-            return c.isValid(2);
-        } catch (Exception e) {
-            return false;
-        }
-    }
-
     /**
      * Runs {@code sql} on a connection of the API pool every {@code period} (the first run one
      * period from now) until {@link #close}, on a daemon thread named {@code threadName}. A failed
