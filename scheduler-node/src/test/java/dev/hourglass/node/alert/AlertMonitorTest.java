@@ -158,6 +158,51 @@ class AlertMonitorTest {
     }
 
     @Test
+    void aPausedServiceIsNeverOverdueAndAfterTheResumeItsWaitCountsFromTheResume() {
+        ServiceDefinition base = service(new AlertPolicy(10, 300, null, 60, null));
+        ServiceDefinition paused =
+                withPause(base, new dev.hourglass.node.core.service.Pause(T0 - 120_000, "admin", null));
+        services.add(paused);
+        AlertMonitor m = monitor();
+        store.oldestDue.put("shop/close", T0 - 600_000); // due ten minutes ago, paused two
+        m.runOnce();
+        assertThat(store.alerts).as("paused: waiting on purpose").isEmpty();
+
+        services.clear();
+        services.add(withPause(base, new dev.hourglass.node.core.service.Pause(null, null, T0 - 30_000)));
+        m.runOnce();
+        assertThat(store.alerts).as("resumed 30 s ago: not yet overdue (60 s)").isEmpty();
+
+        services.clear();
+        services.add(withPause(base, new dev.hourglass.node.core.service.Pause(null, null, T0 - 61_000)));
+        m.runOnce();
+        assertThat(store.alerts).hasSize(1);
+        assertThat(store.alerts.get(0).observed()).as("counted from the resume").isEqualTo(61_000);
+    }
+
+    private static ServiceDefinition withPause(ServiceDefinition s, dev.hourglass.node.core.service.Pause pause) {
+        return new ServiceDefinition(
+                s.app(),
+                s.name(),
+                s.protocol(),
+                s.topic(),
+                s.url(),
+                s.dubboGroup(),
+                s.dubboVersion(),
+                s.maxAttempts(),
+                s.timeoutMs(),
+                s.backoff(),
+                s.ackMode(),
+                s.maxInFlight(),
+                s.signingSecret(),
+                s.alert(),
+                s.createdAt(),
+                s.updatedAt(),
+                s.flow(),
+                pause);
+    }
+
+    @Test
     void anOverdueAlertStaysFiringWhileTheScanStoppedBeforeReachingItsService() {
         services.add(service(new AlertPolicy(10, 300, null, 60, null)));
         AlertMonitor m = monitor();
