@@ -9,6 +9,7 @@ import java.net.ServerSocket;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.dubbo.rpc.model.FrameworkModel;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * it opens its port, and a model being destroyed refuses to be used: the start failed with "Failed
  * to bind NettyServer … FrameworkModel is destroyed".
  */
+@Tag("alongside") // may run beside another such class: see the parent POM's failsafe executions
 class CallbackExporterLifecycleIT {
 
     private static CallbackExporter started() throws IOException {

@@ -19,9 +19,11 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** {@link CallbackServlet} in a real servlet container (Jetty 12, ee10) on 127.0.0.1. */
+@Tag("alongside") // may run beside another such class: see the parent POM's failsafe executions
 class CallbackServletIT {
     private static final String SECRET = "0123456789abcdef0123456789abcdef";
     private static final byte[] BODY =

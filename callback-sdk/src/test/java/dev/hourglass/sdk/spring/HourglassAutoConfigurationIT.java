@@ -20,12 +20,14 @@ import org.apache.dubbo.config.ReferenceConfig;
 import org.apache.dubbo.config.bootstrap.DubboBootstrap;
 import org.apache.dubbo.rpc.model.ApplicationModel;
 import org.apache.dubbo.rpc.model.FrameworkModel;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** The SDK's Spring Boot auto-configuration in minimal Spring Boot contexts. */
+@Tag("alongside") // may run beside another such class: see the parent POM's failsafe executions
 class HourglassAutoConfigurationIT {
     private static final String SECRET = "0123456789abcdef0123456789abcdef";
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.NodeProcess;
+import dev.hourglass.node.testing.RunsAlongside;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and the token file are the owner's alone, the token is printed at the start that generated it
  * and never again, an empty file is replaced by a new token, and a too-short one refuses the start.
  */
+@RunsAlongside
 class AdminTokenIT {
     @TempDir(cleanup = CleanupMode.ON_SUCCESS)
     Path work;

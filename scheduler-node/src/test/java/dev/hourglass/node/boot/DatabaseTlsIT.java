@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.hourglass.node.config.ConfigException;
 import dev.hourglass.node.config.NodeConfig;
 import dev.hourglass.node.testing.EmbeddedMariaDb;
+import dev.hourglass.node.testing.RunsAlongside;
 import dev.hourglass.node.testing.TestNodes;
 import org.junit.jupiter.api.Test;
 
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
  * --skip-ssl, as Debian's MariaDB 10.11 does out of the box): MariaDB Connector/J 4 requires TLS by
  * default, so the start fails — with what to change, not with the driver's words alone.
  */
+@RunsAlongside
 class DatabaseTlsIT {
 
     @Test

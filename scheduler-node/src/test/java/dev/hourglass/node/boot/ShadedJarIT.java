@@ -2,6 +2,7 @@ package dev.hourglass.node.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.hourglass.node.testing.RunsAlongside;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
  * The runnable jar the README starts (built in {@code package}, before the integration tests):
  * resources that several dependencies ship under one path must be merged, not overwritten.
  */
+@RunsAlongside
 class ShadedJarIT {
     private static final Path JAR = Path.of("target", "hourglass-node.jar");
 

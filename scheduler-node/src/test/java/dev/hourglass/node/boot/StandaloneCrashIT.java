@@ -8,6 +8,7 @@ import dev.hourglass.node.testing.CallbackReceiver;
 import dev.hourglass.node.testing.CallbackReceiver.Received;
 import dev.hourglass.node.testing.CallbackReceiver.Reply;
 import dev.hourglass.node.testing.NodeProcess;
+import dev.hourglass.node.testing.RunsAlongside;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * happens one time in ten: with H2's default write delay (commits reach the file up to 500 ms
  * later) 19 to 126 of 300 acknowledged jobs were gone.
  */
+@RunsAlongside
 class StandaloneCrashIT {
     static final int SUBMIT_ROUNDS = 10;
     static final int JOBS_PER_SUBMIT_ROUND = 300;

@@ -8,6 +8,7 @@ import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.CallbackReceiver;
 import dev.hourglass.node.testing.CallbackReceiver.Reply;
 import dev.hourglass.node.testing.InProcessCluster;
+import dev.hourglass.node.testing.RunsAlongside;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * most {@code max} jobs and says whether more match, every job goes through the one-job path (its
  * state really changes), each run is audited, and bad requests change nothing.
  */
+@RunsAlongside
 class BulkActionsIT {
     InProcessCluster cluster;
     CallbackReceiver receiver;

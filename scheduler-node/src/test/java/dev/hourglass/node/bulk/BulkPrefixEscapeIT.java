@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.InProcessCluster;
+import dev.hourglass.node.testing.RunsAlongside;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
  * with backslashes would let {@code _} match any character (the statement names its own escape
  * character instead).
  */
+@RunsAlongside
 class BulkPrefixEscapeIT {
     private static final String MODE = "&sessionVariables=sql_mode=NO_BACKSLASH_ESCAPES";
     InProcessCluster cluster;

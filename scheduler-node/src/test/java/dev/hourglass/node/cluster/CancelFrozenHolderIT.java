@@ -10,6 +10,7 @@ import dev.hourglass.node.testing.CallbackReceiver.Reply;
 import dev.hourglass.node.testing.EmbeddedMariaDb;
 import dev.hourglass.node.testing.NodeProcess;
 import dev.hourglass.node.testing.ProcessCluster;
+import dev.hourglass.node.testing.RunsAlongside;
 import dev.hourglass.node.testing.TestNodes;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * holder, which sends from memory once it wakes. Thawed before its session ends, the holder answers,
  * and the cancel stops the attempt: never delivered, no attempt counted.
  */
+@RunsAlongside
 class CancelFrozenHolderIT {
     TestingServer zookeeper;
     CallbackReceiver receiver;

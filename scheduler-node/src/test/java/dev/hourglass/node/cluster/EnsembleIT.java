@@ -9,6 +9,7 @@ import dev.hourglass.node.config.NodeConfig;
 import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.CallbackReceiver;
 import dev.hourglass.node.testing.EmbeddedMariaDb;
+import dev.hourglass.node.testing.RunsAlongside;
 import dev.hourglass.node.testing.TestNodes;
 import dev.hourglass.node.testing.ZooKeeperEnsembles;
 import dev.hourglass.node.testing.ZooKeeperLeftovers;
@@ -19,6 +20,7 @@ import org.apache.curator.test.TestingCluster;
 import org.junit.jupiter.api.Test;
 
 /** Nodes on a three-server ZooKeeper ensemble keep firing when one server dies. */
+@RunsAlongside
 class EnsembleIT {
     @Test
     void theClusterKeepsFiringWithOneZooKeeperServerOfThreeDown() throws Exception {

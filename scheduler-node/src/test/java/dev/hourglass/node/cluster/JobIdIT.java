@@ -7,6 +7,7 @@ import dev.hourglass.node.config.NodeConfig;
 import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.CallbackReceiver;
 import dev.hourglass.node.testing.InProcessCluster;
+import dev.hourglass.node.testing.RunsAlongside;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * certain): each job gets its own id and is acknowledged. With worker ids drawn from the node id's
  * hash both nodes made the very same id, and the second submit failed on the primary key.
  */
+@RunsAlongside
 class JobIdIT {
     InProcessCluster cluster;
     CallbackReceiver receiver;

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hourglass.node.testing.CallbackReceiver.Received;
 import dev.hourglass.node.testing.CallbackReceiver.Reply;
 import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.RunsAlongside;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * service's gate behind a slow receiver shows the time it left, the same {@code firedAt} its
  * callback carried, and its lateness counts the wait.
  */
+@RunsAlongside
 class ExecutionLogIT {
     static final ObjectMapper JSON = new ObjectMapper();
     static NodeFixture f;

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.RunsAlongside;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * way the issue found it: the backlog already holds the job's bizKey, so moving the finished job
  * there violates the backlog's unique key.
  */
+@RunsAlongside
 class PoisonResultIT {
     static NodeFixture f;
 

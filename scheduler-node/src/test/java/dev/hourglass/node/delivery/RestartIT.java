@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.hourglass.node.testing.CallbackReceiver.Received;
 import dev.hourglass.node.testing.CallbackReceiver.Reply;
 import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.RunsAlongside;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * on the same database: nothing is lost, and the RUNNING ones are delivered again after their
  * timeout with the next attempt number.
  */
+@RunsAlongside
 class RestartIT {
     NodeFixture f;
 

@@ -10,6 +10,7 @@ import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.CallbackReceiver;
 import dev.hourglass.node.testing.CallbackReceiver.Reply;
 import dev.hourglass.node.testing.InProcessCluster;
+import dev.hourglass.node.testing.RunsAlongside;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * exports: their expressions are read from the files and every metric name in them is looked up
  * in a node's /metrics after it fired jobs and raised an alert (so every series exists).
  */
+@RunsAlongside
 class DeployMonitoringIT {
     /** Metric names in PromQL: our prefixes; {@code up} is Prometheus's own. */
     private static final Pattern METRIC = Pattern.compile("\\b((?:hourglass|hikaricp)_[a-z_]+)\\b");

@@ -3,6 +3,7 @@ package dev.hourglass.node.dubbo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.hourglass.node.testing.RunsAlongside;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * close and the next node started. Seen in CI: "Failed to bind NettyServer … FrameworkModel is
  * destroyed", because Dubbo's Netty server reads the default model when it opens its port.
  */
+@RunsAlongside
 class DubboLifecycleIT {
     /** What the runtimes export: any interface opens the protocol's port. */
     public interface Echo {

@@ -12,6 +12,7 @@ import dev.hourglass.api.Reservation;
 import dev.hourglass.api.ReserveRequest;
 import dev.hourglass.api.ResultAnswer;
 import dev.hourglass.api.ResultReport;
+import dev.hourglass.node.testing.RunsAlongside;
 import dev.hourglass.sdk.dubbo.HourglassDubboClient;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.TestInstance;
  * consumers").
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@RunsAlongside
 class DubboPullIT {
     DubboNode hg;
     DubboNode.PlainClient client;

@@ -20,6 +20,7 @@ import dev.hourglass.api.ResultReport;
 import dev.hourglass.api.ScheduleDefinition;
 import dev.hourglass.api.ScheduleView;
 import dev.hourglass.node.testing.CallbackReceiver;
+import dev.hourglass.node.testing.RunsAlongside;
 import dev.hourglass.sdk.dubbo.HourglassDubboClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -42,6 +43,7 @@ import org.junit.jupiter.api.TestInstance;
  * the ZooKeeper registry. Same semantics and error codes as HTTP; bad input changes nothing.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@RunsAlongside
 class DubboSubmitIT {
     DubboNode hg;
     CallbackReceiver receiver;

@@ -148,13 +148,17 @@ abstract class FlowControlContract {
         JsonNode audit = f.app.get("/api/v1/audit").json().get("items");
         List<String> actions = new ArrayList<>();
         audit.forEach(e -> {
-            if (e.get("request").toString().contains(service)) {
-                actions.add(e.get("action").asText() + " by " + e.get("actor").asText());
+            if (service.equals(e.get("request").path("service").asText())) {
+                actions.add(e.get("action").asText() + " by " + e.get("actor").asText() + ", changed "
+                        + e.get("changed").asInt());
             }
         });
+        // newest first: the resume, the second pause (which changed nothing), the first pause
         assertThat(actions)
-                .contains("PAUSE_SERVICE by app:shop", "RESUME_SERVICE by app:shop")
-                .hasSize(3); // two pauses (the second changed nothing) and a resume
+                .containsExactly(
+                        "RESUME_SERVICE by app:shop, changed 1",
+                        "PAUSE_SERVICE by app:shop, changed 0",
+                        "PAUSE_SERVICE by app:shop, changed 1");
         f.receiver.respond(r -> Reply.ok());
     }
 

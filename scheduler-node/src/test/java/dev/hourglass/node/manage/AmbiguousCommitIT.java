@@ -6,6 +6,7 @@ import dev.hourglass.node.boot.HourglassNode;
 import dev.hourglass.node.config.NodeConfig;
 import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.EmbeddedMariaDb;
+import dev.hourglass.node.testing.RunsAlongside;
 import dev.hourglass.node.testing.TcpProxy;
 import dev.hourglass.node.testing.TcpProxy.CommitCut;
 import dev.hourglass.node.testing.TestNodes;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.Test;
  * group was stored, 503 only when it surely was not — a client that resends a 503'd submit without
  * a bizKey would otherwise create the job twice.
  */
+@RunsAlongside
 class AmbiguousCommitIT {
     static final int SUBMITS = 20;
 

@@ -13,6 +13,7 @@ import dev.hourglass.node.store.mybatis.Database;
 import dev.hourglass.node.store.mybatis.MyBatisJobRepository;
 import dev.hourglass.node.store.mybatis.SqlFailures;
 import dev.hourglass.node.testing.EmbeddedMariaDb;
+import dev.hourglass.node.testing.RunsAlongside;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -43,6 +44,7 @@ import org.junit.jupiter.api.Test;
  * the live counts and the bizKey registry agree with the rows. Callers of one group sharing a
  * bizKey get one job.
  */
+@RunsAlongside
 class GroupCommitIT {
     static final AtomicLong IDS = new AtomicLong(System.nanoTime() % 1_000_000 * 1_000);
 

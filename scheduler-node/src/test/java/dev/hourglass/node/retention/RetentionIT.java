@@ -7,6 +7,7 @@ import dev.hourglass.node.boot.HourglassNode;
 import dev.hourglass.node.config.NodeConfig;
 import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.EmbeddedMariaDb;
+import dev.hourglass.node.testing.RunsAlongside;
 import dev.hourglass.node.testing.TestNodes;
 import dev.hourglass.node.testing.ZooKeeperLeftovers;
 import java.sql.Connection;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Test;
  * deletes (its counters move, the other's stay at 0); old rows go, recent and open ones stay; when
  * the master leaves, the new master takes the duty over.
  */
+@RunsAlongside
 class RetentionIT {
     private static final long DAY = RetentionSettings.DAY_MS;
     private static final AtomicLong IDS = new AtomicLong(1_000_000);

@@ -13,6 +13,7 @@ import dev.hourglass.api.JobSubmission;
 import dev.hourglass.api.JobView;
 import dev.hourglass.node.testing.CallbackReceiver.Received;
 import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.RunsAlongside;
 import dev.hourglass.sdk.CallbackVerifier;
 import dev.hourglass.sdk.HourglassClient;
 import dev.hourglass.sdk.http.CallbackHandler;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The SDK's submit client and signature verifier against a real node. */
+@RunsAlongside
 class HourglassClientIT {
     static NodeFixture f;
     static HourglassClient client;

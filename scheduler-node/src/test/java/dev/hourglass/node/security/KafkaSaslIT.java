@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.hourglass.node.config.ConfigLoader;
 import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.RunsAlongside;
 import dev.hourglass.node.testing.TestKafka;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -46,6 +47,7 @@ import org.junit.jupiter.api.io.TempDir;
  * through {@code ${file:...}}, the user name from the environment through {@code ${env:...}}, as a
  * configuration file would name them.
  */
+@RunsAlongside
 class KafkaSaslIT {
     private static final String JAAS_PROPERTY = "java.security.auth.login.config";
     private static final String TOPIC = "shop.secured";

@@ -9,6 +9,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.hourglass.api.CallbackResult;
 import dev.hourglass.api.CallbackSignature;
 import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.RunsAlongside;
 import dev.hourglass.sdk.CallbackVerifier;
 import dev.hourglass.sdk.http.CallbackHandler;
 import java.io.IOException;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * deployed with both secrets, then the service given its new secret, then the old one dropped — no
  * callback refused on the way; and what happens when a receiver does not know the new secret yet.
  */
+@RunsAlongside
 class SigningSecretRotationIT {
     private static final String OLD = "old-secret-old-secret-old-secret-0";
     private static final String NEW = "new-secret-new-secret-new-secret-1";

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.RunsAlongside;
 import dev.hourglass.node.testing.ZooKeeperLeftovers;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * the cluster's znodes are its credential's alone: a client without it, or with another password,
  * can neither read nor write the assignment, nor register a member.
  */
+@RunsAlongside
 class ZooKeeperAclIT {
     private static final String ROOT = "/secured-cluster";
     private static final String CREDENTIAL = "hourglass:zk-s3cret-for-tests";

@@ -6,6 +6,7 @@ import dev.hourglass.node.core.service.TargetGrants;
 import dev.hourglass.node.store.mybatis.Database;
 import dev.hourglass.node.store.mybatis.MyBatisAppRepository;
 import dev.hourglass.node.testing.EmbeddedMariaDb;
+import dev.hourglass.node.testing.RunsAlongside;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * Upgrading a database whose services predate delivery-target grants (V4): every topic and group an
  * existing service uses is granted to its app, so nothing that was delivered stops being delivered.
  */
+@RunsAlongside
 class AppTargetsMigrationIT {
 
     @Test

@@ -10,6 +10,7 @@ import dev.hourglass.node.store.mybatis.Database;
 import dev.hourglass.node.store.mybatis.MyBatisJobRepository;
 import dev.hourglass.node.store.mybatis.SqlFailures;
 import dev.hourglass.node.testing.EmbeddedMariaDb;
+import dev.hourglass.node.testing.RunsAlongside;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * <p>The rows a search reads are the server's own count (the session's {@code Handler_read_*}):
  * the pool has one connection, so the repository's statements and the count share a session.
  */
+@RunsAlongside
 class BacklogSearchIT {
     private static final int FINISHED_ROWS = 30_000;
     /**

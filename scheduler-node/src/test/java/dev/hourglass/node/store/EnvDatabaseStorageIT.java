@@ -1,6 +1,7 @@
 package dev.hourglass.node.store;
 
 import dev.hourglass.node.store.mybatis.Database;
+import dev.hourglass.node.testing.RunsAlongside;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
  * scratch database: the suite drops Hourglass' tables in it first.
  */
 @EnabledIfEnvironmentVariable(named = "HOURGLASS_TEST_DB_URL", matches = ".+")
+@RunsAlongside
 class EnvDatabaseStorageIT extends StorageContract {
     private static final String[] TABLES = {
         "job_delay_task",

@@ -1,9 +1,11 @@
 package dev.hourglass.node.store;
 
 import dev.hourglass.node.store.mybatis.Database;
+import dev.hourglass.node.testing.RunsAlongside;
 import dev.hourglass.node.testing.TestNodes;
 
 /** Retention's storage on H2 in MySQL mode, with the URL the standalone node uses. */
+@RunsAlongside
 class H2RetentionIT extends RetentionContract {
     @Override
     protected Database open() {

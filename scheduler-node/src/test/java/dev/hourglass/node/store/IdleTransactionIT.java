@@ -7,6 +7,7 @@ import dev.hourglass.node.core.port.StoreContendedException;
 import dev.hourglass.node.core.port.StoreUnavailableException;
 import dev.hourglass.node.store.mybatis.Database;
 import dev.hourglass.node.testing.EmbeddedMariaDb;
+import dev.hourglass.node.testing.RunsAlongside;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * commit) does not hold its row locks until it wakes: MariaDB ends the idle transaction after the
  * limit, and another node's write of the same row goes through.
  */
+@RunsAlongside
 class IdleTransactionIT {
     @Test
     void mariaDbEndsATransactionLeftIdleAndReleasesItsLocks() throws Exception {

@@ -7,6 +7,7 @@ import dev.hourglass.node.store.mybatis.Database;
 import dev.hourglass.node.store.mybatis.MyBatisJobRepository;
 import dev.hourglass.node.store.mybatis.SqlFailures;
 import dev.hourglass.node.testing.EmbeddedMariaDb;
+import dev.hourglass.node.testing.RunsAlongside;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * Upgrading a database that holds live jobs to the live counters (V5): the counts start from what
  * is there, so the stats of an upgraded cluster are right from its first answer.
  */
+@RunsAlongside
 class LiveCountsMigrationIT {
 
     @Test

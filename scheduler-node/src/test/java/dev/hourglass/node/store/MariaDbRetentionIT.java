@@ -8,6 +8,7 @@ import dev.hourglass.node.store.mybatis.Database;
 import dev.hourglass.node.store.mybatis.IdList;
 import dev.hourglass.node.store.mybatis.RetentionMapper;
 import dev.hourglass.node.testing.EmbeddedMariaDb;
+import dev.hourglass.node.testing.RunsAlongside;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Test;
  * production ones, that every statement is driven by an index and that a manual retry racing a
  * retention batch is settled whole.
  */
+@RunsAlongside
 class MariaDbRetentionIT extends RetentionContract {
     @Override
     protected Database open() {

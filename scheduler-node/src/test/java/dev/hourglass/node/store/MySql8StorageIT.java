@@ -1,12 +1,14 @@
 package dev.hourglass.node.store;
 
 import dev.hourglass.node.store.mybatis.Database;
+import dev.hourglass.node.testing.RunsAlongside;
 import org.junit.jupiter.api.AfterAll;
 import org.testcontainers.junit.jupiter.Testcontainers;
 import org.testcontainers.mysql.MySQLContainer;
 
 /** The storage contract on MySQL 8 in a container; skipped where no Docker engine runs (as here). */
 @Testcontainers(disabledWithoutDocker = true)
+@RunsAlongside
 class MySql8StorageIT extends StorageContract {
     private MySQLContainer mysql;
 

@@ -9,6 +9,7 @@ import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.CallbackReceiver;
 import dev.hourglass.node.testing.CallbackReceiver.Received;
 import dev.hourglass.node.testing.EmbeddedMariaDb;
+import dev.hourglass.node.testing.RunsAlongside;
 import dev.hourglass.node.testing.TestNodes;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Test;
  * read-only error (1290, SQLSTATE HY000): the test MariaDB runs without grant tables, so
  * {@code read_only} itself would hold back no connection.
  */
+@RunsAlongside
 class ReadOnlyDatabaseIT {
     static final int JOBS = 10_000;
     /**

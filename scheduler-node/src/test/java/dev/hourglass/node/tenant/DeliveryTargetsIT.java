@@ -9,6 +9,7 @@ import dev.hourglass.node.boot.HourglassNode;
 import dev.hourglass.node.config.NodeConfig;
 import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.EmbeddedMariaDb;
+import dev.hourglass.node.testing.RunsAlongside;
 import dev.hourglass.node.testing.TestNodes;
 import dev.hourglass.node.testing.ZooKeeperLeftovers;
 import dev.hourglass.sdk.dubbo.CallbackExporter;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.TestInstance;
  * naming the field and writes nothing; a withdrawn grant stops deliveries with an ERROR attempt.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@RunsAlongside
 class DeliveryTargetsIT {
     private static final AtomicInteger APPS = new AtomicInteger();
 

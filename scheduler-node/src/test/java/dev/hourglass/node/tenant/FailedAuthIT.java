@@ -10,6 +10,7 @@ import dev.hourglass.api.ErrorCode;
 import dev.hourglass.api.HourglassException;
 import dev.hourglass.node.config.NodeConfig;
 import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.RunsAlongside;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -41,6 +42,7 @@ import org.junit.jupiter.api.Test;
  * from a socket bound to them. Over Dubbo the peer address counts the same way, and one limit
  * covers both front doors.
  */
+@RunsAlongside
 class FailedAuthIT {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** The default of auth.maxFailures: these tests run a node as configured out of the box. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.RunsAlongside;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * batch (a trigger that refuses one row) answers an error and commits no job, so the client's retry
  * of the same batch creates each job once. Per-item errors are for invalid items only.
  */
+@RunsAlongside
 class BatchAtomicityIT {
     static NodeFixture f;
     static String service;

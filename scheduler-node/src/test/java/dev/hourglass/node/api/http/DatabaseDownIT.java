@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.RunsAlongside;
 import dev.hourglass.node.testing.TcpProxy;
 import java.net.URI;
 import java.time.Duration;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * MyBatis exception leaking out as an internal error, and the node serves again once it is back.
  * The node reaches MariaDB through a TCP proxy that the test cuts, as a network fault would.
  */
+@RunsAlongside
 class DatabaseDownIT {
     static TcpProxy proxy;
     static NodeFixture f;

@@ -13,6 +13,7 @@ import dev.hourglass.node.core.service.AckMode;
 import dev.hourglass.node.core.service.Protocol;
 import dev.hourglass.node.core.service.ServiceDefinition;
 import dev.hourglass.node.dubbo.DubboRuntime;
+import dev.hourglass.node.testing.RunsAlongside;
 import dev.hourglass.sdk.dubbo.CallbackExporter;
 import java.io.IOException;
 import java.io.InputStream;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.TestInstance;
  * lost its connection, timed out or was answered with an exception reached the receiver.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@RunsAlongside
 class DubboDeliveryFailuresIT {
     DubboRuntime dubbo;
     DubboCallbackDispatcher dispatcher;

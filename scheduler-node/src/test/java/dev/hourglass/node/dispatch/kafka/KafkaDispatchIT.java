@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.RunsAlongside;
 import dev.hourglass.node.testing.TestKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** KAFKA services against a real in-process KRaft broker, consumed by a plain KafkaConsumer. */
+@RunsAlongside
 class KafkaDispatchIT {
     /** Above every service's maxInFlight but one (the outage test's), which alone can fill it. */
     static final int SEND_QUEUE_RECORDS = 1_000;
