@@ -168,6 +168,7 @@ public final class HourglassNode implements AutoCloseable {
                         + HexFormat.of()
                                 .toHexDigits(ThreadLocalRandom.current().nextInt())
                                 .substring(2);
+        NodeNameInLogs.name(nodeId);
         var token = config.adminToken != null
                 ? new AdminTokenFile.Loaded(config.adminToken, false)
                 : adminTokenInDataDir(Path.of(config.dataDir));
@@ -341,6 +342,7 @@ public final class HourglassNode implements AutoCloseable {
                     new CuratorCoordinator.Listeners(engine::nodeLeft, jobIds::useWorker));
             coordinator.answerWithholdRequestsWith(engine::withhold);
             holders.reachOthersThrough(coordinator);
+            clusterGauges(registry, coordinator, shards);
             var rules = new FrontDoorRules(tenants::exists);
             var callers = new Callers(tenants, rules);
             this.http = new HttpApi(
@@ -456,6 +458,29 @@ public final class HourglassNode implements AutoCloseable {
                         Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("hourglass-database-watch")),
                         Executors.newSingleThreadExecutor(DaemonThreads.named("hourglass-database-probe")))
                 .start();
+    }
+
+    /**
+     * What an operator asks of a node first (docs/operations.md, "Metrics"): which build it runs
+     * ({@code hourglass_build_info}, 1, labelled with the version, to join on), whether it has its
+     * ZooKeeper session, whether it is the master, and how many shards it fires. Read from memory
+     * at each scrape.
+     */
+    private static void clusterGauges(
+            PrometheusMeterRegistry registry, CuratorCoordinator coordinator, ShardOwnership shards) {
+        Gauge.builder("hourglass.build.info", () -> 1)
+                .tag("version", VERSION)
+                .description("1, labelled with the node's version")
+                .register(registry);
+        Gauge.builder("hourglass.zookeeper.connected", coordinator, c -> c.isConnected() ? 1 : 0)
+                .description("1 while the node holds its ZooKeeper session")
+                .register(registry);
+        Gauge.builder("hourglass.master", coordinator, c -> c.isMaster() ? 1 : 0)
+                .description("1 on the node that assigns the shards")
+                .register(registry);
+        Gauge.builder("hourglass.shards.owned", shards, s -> s.current().size())
+                .description("shards this node fires")
+                .register(registry);
     }
 
     /** Standalone: H2 in the data directory, as {@link StandaloneH2} opens it; otherwise the configured database. */

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.hourglass.node.boot.BuildInfo;
 import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.CallbackReceiver;
 import dev.hourglass.node.testing.CallbackReceiver.Reply;
@@ -114,6 +115,19 @@ class DeployMonitoringIT {
             assertThat(missing)
                     .as("metrics named in deploy/ that the node does not export")
                     .isEmpty();
+
+            // the cluster gauges tell the truth: this lone node has its session, is the master and
+            // fires every shard the cluster view gives it; its build is the one under test
+            JsonNode self =
+                    cluster.admin().get("/api/v1/cluster").json().get("nodes").get(0);
+            assertThat(self.get("shards").size()).isPositive();
+            assertThat(exported)
+                    .containsPattern("(?m)^hourglass_build_info\\{[^}]*version=\"" + Pattern.quote(BuildInfo.version())
+                            + "\"[^}]*} 1(\\.0)?$")
+                    .containsPattern("(?m)^hourglass_zookeeper_connected(\\{[^}]*})? 1(\\.0)?$")
+                    .containsPattern("(?m)^hourglass_master(\\{[^}]*})? 1(\\.0)?$")
+                    .containsPattern("(?m)^hourglass_shards_owned(\\{[^}]*})? "
+                            + self.get("shards").size() + "(\\.0)?$");
         }
     }
 }
