@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hourglass.node.testing.EmbeddedMariaDb;
 import dev.hourglass.node.testing.NodeProcess;
+import dev.hourglass.node.testing.RunsPaired;
 import dev.hourglass.node.testing.ZooKeeperLeftovers;
 import java.time.Duration;
 import org.apache.curator.test.TestingServer;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
  * servers are doing: here its ZooKeeper (cluster coordination and Dubbo registry) is gone, which
  * used to hold the stop for over 30 s in Curator's retry loop under Dubbo's shutdown hook.
  */
+@RunsPaired
 class NodeStopIT {
     private static final long GRACE_MS = 3_000;
     /** What the node's stop may take beyond its grace (docs/cluster.md, "Stopping a node"). */

@@ -9,6 +9,7 @@ import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.CallbackReceiver;
 import dev.hourglass.node.testing.CallbackReceiver.Reply;
 import dev.hourglass.node.testing.InProcessCluster;
+import dev.hourglass.node.testing.RunsPaired;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Test;
  * node at a gate, and whether its shard is among the third of the shards that move is chance. A
  * limit of 20 queues ten at node 0's gate, so some move in every run.
  */
+@RunsPaired
 class GateHandOffIT {
     InProcessCluster cluster;
     CallbackReceiver receiver;
@@ -63,7 +65,7 @@ class GateHandOffIT {
                     && members.get(0).get("shards").size() == 32
                     && members.get(1).get("shards").size() == 32;
         });
-        fireAt = System.currentTimeMillis() + 3_000;
+        fireAt = System.currentTimeMillis() + 1_500;
         StringBuilder body = new StringBuilder("{\"jobs\":[");
         for (int i = 0; i < count; i++) {
             body.append(i == 0 ? "" : ",")
@@ -138,6 +140,9 @@ class GateHandOffIT {
         // (they reached the receiver); those at the gate must be given back, not left RUNNING
         List<String> ids = twoNodesAndJobsThroughNode0(40, 5_000, 30_000);
         int open = awaitGateFull();
+        // a reply's delay is set when its request arrives: the 10 open requests stay held past the
+        // grace, and node 1's deliveries after the hand-off are answered at once (nothing times them)
+        receiver.respond(r -> Reply.ok());
         ApiClient onNode1 = new ApiClient(cluster.nodes().get(1).baseUrl(), app.token());
         cluster.nodes().get(0).close();
         assertNoneFailedUnsent(ids, onNode1, open, "its node stopped");

@@ -55,13 +55,12 @@ class GracefulStopIT {
 
     private NodeProcess startNode(String id, long graceMs) throws Exception {
         NodeProcess n = NodeProcess.start(
-                        id,
-                        jdbcUrl,
-                        zookeeper.getConnectString(),
-                        "/hg-graceful-stop",
-                        "  zkSessionTimeoutMs: 5000\nengine:\n  shutdownGraceMs: " + graceMs,
-                        false) // Dubbo off: these jobs are HTTP callbacks
-                .awaitReady();
+                id,
+                jdbcUrl,
+                zookeeper.getConnectString(),
+                "/hg-graceful-stop",
+                "  zkSessionTimeoutMs: 5000\nengine:\n  shutdownGraceMs: " + graceMs,
+                false); // Dubbo off: these jobs are HTTP callbacks
         nodes.add(n);
         return n;
     }
@@ -69,7 +68,9 @@ class GracefulStopIT {
     /** Nodes a and b, balanced, and an app with an HTTP service to the receiver. */
     private NodeProcess twoNodes(long graceOfA, String serviceJson) throws Exception {
         NodeProcess a = startNode("a", graceOfA);
-        NodeProcess b = startNode("b", 10_000);
+        NodeProcess b = startNode("b", 10_000); // both JVMs start at once: a second sooner
+        a.awaitReady();
+        b.awaitReady();
         ApiClient admin = new ApiClient(a.baseUrl(), TestNodes.ADMIN_TOKEN);
         String token = admin.post("/api/v1/apps", "{\"name\":\"shop\"}")
                 .json()

@@ -9,6 +9,7 @@ import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.CallbackReceiver;
 import dev.hourglass.node.testing.CallbackReceiver.Reply;
 import dev.hourglass.node.testing.InProcessCluster;
+import dev.hourglass.node.testing.RunsPaired;
 import dev.hourglass.node.testing.TestNodes;
 import java.io.File;
 import java.nio.file.Files;
@@ -43,6 +44,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * alerts with their acknowledgement. Every intervention is checked in the database itself, not
  * in the page. Screenshots of the main screens go to {@code target/dashboard-screenshots/}.
  */
+@RunsPaired
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DashboardIT {
     private static final Path SCREENSHOTS = Path.of("target", "dashboard-screenshots");

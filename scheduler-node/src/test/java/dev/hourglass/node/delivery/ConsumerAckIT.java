@@ -5,12 +5,14 @@ import static org.awaitility.Awaitility.await;
 
 import dev.hourglass.node.testing.CallbackReceiver.Received;
 import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.RunsPaired;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** ackMode CONSUMER over HTTP: a job stays RUNNING until its consumer reports a result. */
+@RunsPaired
 class ConsumerAckIT {
     static NodeFixture f;
     /**

@@ -45,6 +45,9 @@ final class ProviderProcess implements AutoCloseable {
                         java,
                         "-Xmx128m",
                         "-XX:+UseSerialGC",
+                        // the client compiler only, as the node processes: a start that warms in
+                        // less CPU, and the scenario waits for it
+                        "-XX:TieredStopAtLevel=1",
                         "-cp",
                         System.getProperty("java.class.path"),
                         ProviderProcess.class.getName(),

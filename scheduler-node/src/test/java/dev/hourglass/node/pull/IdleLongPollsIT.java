@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.NodeProcess;
+import dev.hourglass.node.testing.RunsPaired;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * database query each; a job submitted meanwhile goes to one of them at once; the rest are answered
  * empty when their wait runs out. The node's threads and heap are printed for the notes.
  */
+@RunsPaired
 class IdleLongPollsIT {
     static final int WAITERS = 1_000;
     /**

@@ -59,7 +59,8 @@ class PullClusterIT {
                     jdbcUrl,
                     zookeeper.getConnectString(),
                     "/hg-pull",
-                    "  zkSessionTimeoutMs: " + SESSION_TIMEOUT_MS));
+                    "  zkSessionTimeoutMs: " + SESSION_TIMEOUT_MS,
+                    false)); // Dubbo off: the consumers here reserve over HTTP
         }
         nodes.forEach(NodeProcess::awaitReady);
         ApiClient admin = admin(0);

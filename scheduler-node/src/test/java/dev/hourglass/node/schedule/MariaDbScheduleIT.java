@@ -1,8 +1,10 @@
 package dev.hourglass.node.schedule;
 
 import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.RunsPaired;
 
 /** {@link ScheduleContract} on MariaDB. */
+@RunsPaired
 class MariaDbScheduleIT extends ScheduleContract {
     @Override
     protected NodeFixture start() throws Exception {

@@ -32,8 +32,8 @@ import org.junit.jupiter.api.Test;
  * of the node that submits its occurrences (the owner of its shard), then of the master (or, if
  * that was the same node, of the next submitter). Every occurrence of the run gets exactly one job,
  * each delivered, none before its occurrence, no (job, attempt) twice. The suite runs it as short
- * as it can: the second kill once the first node's shards have moved (about +16 s), the end once
- * the survivor has taken every shard and run alone for 8 s;
+ * as it can: the second kill once the first node's shards have moved (its 5 s session, then the
+ * master's reassignment), the end once the survivor has taken every shard and run alone for 8 s;
  * {@code -Dhourglass.schedule.failover.seconds=120} runs it for two minutes at least.
  */
 class ScheduleFailoverIT {
@@ -55,7 +55,14 @@ class ScheduleFailoverIT {
         String jdbcUrl = EmbeddedMariaDb.newDatabase();
         for (int i = 0; i < 3; i++) {
             nodes.add(NodeProcess.start(
-                    "s" + i, jdbcUrl, zookeeper.getConnectString(), "/hg-schedule-failover", "", false));
+                    "s" + i,
+                    jdbcUrl,
+                    zookeeper.getConnectString(),
+                    "/hg-schedule-failover",
+                    // each failover waits out a session: 5 s (as ScalingIT's and GracefulStopIT's
+                    // node processes) rather than the default 10 s
+                    "  zkSessionTimeoutMs: 5000",
+                    false));
         }
         nodes.forEach(NodeProcess::awaitReady);
     }

@@ -15,8 +15,8 @@ import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 
 /**
- * A node in a JVM process of its own (the test's classpath, {@code Main}, a YAML config), so it
- * can be killed the hard way: {@link #kill9()} sends SIGKILL, {@link #close()} SIGTERM (graceful).
+ * A node in a JVM process of its own ({@code Main} and a YAML config, started as {@link NodeJvm}
+ * says), so it can be killed the hard way: {@link #kill9()} sends SIGKILL, {@link #close()} SIGTERM (graceful).
  */
 public final class NodeProcess implements AutoCloseable {
     private final String nodeId;
@@ -119,7 +119,7 @@ public final class NodeProcess implements AutoCloseable {
      * ephemeral range, where no outgoing connection of this machine can take it meanwhile (a port
      * from {@code new ServerSocket(0)} can be, and the node then fails to start).
      */
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
         for (int tries = 0; tries < 50; tries++) {
             int candidate = random.nextInt(20_000, 32_768);
@@ -138,20 +138,7 @@ public final class NodeProcess implements AutoCloseable {
         Path config = dir.resolve("hourglass.yaml");
         Files.writeString(config, yaml);
         Path log = dir.resolve("node.log");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(
-                        java,
-                        "-Xmx384m",
-                        "-XX:+UseSerialGC",
-                        // the client compiler only: these tests start up to four nodes on two cores,
-                        // where the server compiler's work on each start took the CPU the running
-                        // nodes fire with (start to ready measured 7.3-8.3 s, 5.7-5.8 s with C1 only)
-                        "-XX:TieredStopAtLevel=1",
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        "dev.hourglass.node.boot.Main",
-                        "--config",
-                        config.toString())
+        Process p = new ProcessBuilder(NodeJvm.command(List.of("--config", config.toString())))
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile())
                 .start();
@@ -162,7 +149,7 @@ public final class NodeProcess implements AutoCloseable {
         HttpClient http = HttpClient.newHttpClient();
         Awaitility.await("node " + nodeId + " ready (log: " + log + ")")
                 .atMost(Duration.ofSeconds(90))
-                .pollInterval(Duration.ofMillis(200))
+                .pollInterval(Duration.ofMillis(50))
                 .until(() -> {
                     if (!process.isAlive()) {
                         throw new IllegalStateException("node " + nodeId + " exited; see " + log);
