@@ -24,6 +24,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -49,7 +50,8 @@ class StandaloneCrashIT {
 
     /**
      * Fast housekeeping, and a short session so a restarted node need not wait long for the old
-     * one's. The nodes run without Dubbo ({@link #startNode}): these jobs are HTTP callbacks, and
+     * one's. Short, and safe beside another test JVM: the session is the embedded ZooKeeper's, in
+     * the node's own process, so a stall that starves the node starves the server's clock too. The nodes run without Dubbo ({@link #startNode}): these jobs are HTTP callbacks, and
      * Dubbo's start is 2.5 s of each of the 17 starts here (7.4 s against 4.9 s standalone).
      */
     static final String FAST = String.join(
@@ -130,12 +132,7 @@ class StandaloneCrashIT {
             long submitMs = (System.nanoTime() - roundStart) / 1_000_000;
             restartAfterKill9();
             ApiClient after = onCurrentNode(app);
-            List<String> missing = new ArrayList<>();
-            for (int i = 0; i < acknowledged.size(); i++) {
-                if (!exists(after, acknowledged.get(i))) {
-                    missing.add("#" + i + " " + acknowledged.get(i));
-                }
-            }
+            List<String> missing = missingOf(after, acknowledged);
             System.out.printf(
                     "STANDALONE-CRASH submit round %d: %d single submits from %d clients in %d ms, kill -9 at once, %d missing"
                             + " after restart%n",
@@ -159,29 +156,49 @@ class StandaloneCrashIT {
      */
     private static List<String> submittedConcurrently(ApiClient client) throws Exception {
         List<String> acknowledged = Collections.synchronizedList(new ArrayList<>());
+        byClients(JOBS_PER_SUBMIT_ROUND, i -> {
+            ApiClient.Answer a = client.post(
+                    "/api/v1/jobs", "{\"service\":\"later\",\"delayMs\":3600000,\"payload\":{\"i\":" + i + "}}");
+            assertThat(a.status()).as(a.text()).isEqualTo(201);
+            acknowledged.add(a.json().get("id").asText());
+        });
+        return acknowledged;
+    }
+
+    /**
+     * The acknowledged jobs the node does not have, each looked up by id, by as many clients as
+     * submitted them: 300 lookups one after another took seconds of every round.
+     */
+    private static List<String> missingOf(ApiClient client, List<String> acknowledged) throws Exception {
+        List<String> missing = Collections.synchronizedList(new ArrayList<>());
+        byClients(acknowledged.size(), i -> {
+            if (!exists(client, acknowledged.get(i))) {
+                missing.add("#" + i + " " + acknowledged.get(i));
+            }
+        });
+        return missing;
+    }
+
+    /** {@code work} for 0..count-1 on {@code SUBMIT_CLIENTS} threads: thread c does c, c + SUBMIT_CLIENTS, ... */
+    private static void byClients(int count, IntConsumer work) throws Exception {
         ExecutorService clients = Executors.newFixedThreadPool(SUBMIT_CLIENTS);
         try {
             List<Future<?>> done = new ArrayList<>();
             for (int c = 0; c < SUBMIT_CLIENTS; c++) {
                 int first = c;
                 done.add(clients.submit(() -> {
-                    for (int i = first; i < JOBS_PER_SUBMIT_ROUND; i += SUBMIT_CLIENTS) {
-                        ApiClient.Answer a = client.post(
-                                "/api/v1/jobs",
-                                "{\"service\":\"later\",\"delayMs\":3600000,\"payload\":{\"i\":" + i + "}}");
-                        assertThat(a.status()).as(a.text()).isEqualTo(201);
-                        acknowledged.add(a.json().get("id").asText());
+                    for (int i = first; i < count; i += SUBMIT_CLIENTS) {
+                        work.accept(i);
                     }
                     return null;
                 }));
             }
             for (Future<?> f : done) {
-                f.get(60, TimeUnit.SECONDS);
+                f.get(5, TimeUnit.MINUTES); // a bound for a hung node, not a measure: a round takes seconds
             }
         } finally {
             clients.shutdownNow();
         }
-        return acknowledged;
     }
 
     /**

