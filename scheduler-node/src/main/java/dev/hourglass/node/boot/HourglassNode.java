@@ -33,6 +33,7 @@ import dev.hourglass.node.core.cluster.Member;
 import dev.hourglass.node.core.job.JobIdGenerator;
 import dev.hourglass.node.core.port.Coordination;
 import dev.hourglass.node.core.port.FiringListener;
+import dev.hourglass.node.core.port.JobReads;
 import dev.hourglass.node.core.service.Protocol;
 import dev.hourglass.node.core.shard.LimitShareCache;
 import dev.hourglass.node.core.shard.ShardOwnership;
@@ -52,8 +53,10 @@ import dev.hourglass.node.manage.JobManager;
 import dev.hourglass.node.metrics.AlertMetrics;
 import dev.hourglass.node.metrics.FiringHistory;
 import dev.hourglass.node.metrics.FiringMetrics;
+import dev.hourglass.node.metrics.OverdueMetrics;
 import dev.hourglass.node.metrics.PullMetrics;
 import dev.hourglass.node.metrics.RetentionMetrics;
+import dev.hourglass.node.metrics.ServiceLabels;
 import dev.hourglass.node.pull.PullConsumers;
 import dev.hourglass.node.pull.ResumeWatch;
 import dev.hourglass.node.retention.RetentionSweep;
@@ -137,6 +140,8 @@ public final class HourglassNode implements AutoCloseable {
     private volatile Periodic schedulesRun;
     private volatile Periodic pullBacklogGauges;
     private final PullMetrics pullMetrics;
+    private final OverdueMetrics overdueMetrics;
+    private final JobReads jobReads;
     private final ServiceCatalog catalog;
     private final AlertMonitor alerts;
     private final JobManager jobManager;
@@ -236,7 +241,10 @@ public final class HourglassNode implements AutoCloseable {
             gcMetrics.bindTo(registry);
             new JvmThreadMetrics().bindTo(registry);
             new ProcessorMetrics().bindTo(registry);
-            var metrics = new FiringMetrics(registry);
+            var serviceLabels = new ServiceLabels(config.metrics.maxServiceLabels);
+            var metrics = new FiringMetrics(registry, serviceLabels);
+            this.overdueMetrics = new OverdueMetrics(registry, serviceLabels);
+            this.jobReads = jobRepository;
             this.pullMetrics = new PullMetrics(registry, catalog::pulledServiceKeys);
             this.history = new FiringHistory();
             var e = config.engine;
@@ -404,7 +412,8 @@ public final class HourglassNode implements AutoCloseable {
             pullTimers.start();
             pullReservers.start();
             pull.start();
-            pullBacklogGauges = Periodic.every("hourglass-pull-backlog", PULL_GAUGES_EVERY_MS, this::refreshPullGauges);
+            pullBacklogGauges =
+                    Periodic.every("hourglass-backlog-gauges", PULL_GAUGES_EVERY_MS, this::refreshBacklogGauges);
             http.start();
             httpStarted = true;
             if (dubbo != null) {
@@ -698,9 +707,13 @@ public final class HourglassNode implements AutoCloseable {
         gcMetrics.close();
     }
 
-    /** The PULL services' ready jobs for the metrics: one read of the whole cluster's, per period. */
-    private void refreshPullGauges() {
+    /**
+     * The PULL services' ready jobs and every service's oldest overdue job for the metrics: reads of
+     * the whole cluster's, per period.
+     */
+    private void refreshBacklogGauges() {
         pullMetrics.refresh(pull.backlogs(null), clock.millis());
+        overdueMetrics.refresh(jobReads.oldestWaitingDueAt(), clock.millis());
     }
 
     private void closePull() {

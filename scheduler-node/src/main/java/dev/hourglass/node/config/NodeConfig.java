@@ -41,6 +41,7 @@ public class NodeConfig {
     public Kafka kafka = new Kafka();
     public Retention retention = new Retention();
     public Alerts alerts = new Alerts();
+    public Metrics metrics = new Metrics();
     /** Hosts and CIDRs allowed as HTTP callback targets. */
     public List<String> callbackAllow = new ArrayList<>(List.of("127.0.0.1", "localhost"));
 
@@ -185,6 +186,15 @@ public class NodeConfig {
         public long evaluateEveryMs = 10_000;
         /** A webhook request that takes longer fails and is retried. */
         public long webhookTimeoutMs = 10_000;
+    }
+
+    /** What /metrics exports (docs/operations.md, "Metrics"). */
+    public static class Metrics {
+        /**
+         * Services (app and service) with series of their own in the per-service metrics on this
+         * node; the others share app="other", service="other". Each costs 26 series.
+         */
+        public int maxServiceLabels = 100;
     }
 
     public static class Limits {
@@ -385,6 +395,10 @@ public class NodeConfig {
                 errors,
                 alerts.webhookTimeoutMs >= 100 && alerts.webhookTimeoutMs <= 60_000,
                 "alerts.webhookTimeoutMs must be in 100..60000");
+        check(
+                errors,
+                metrics.maxServiceLabels >= 0 && metrics.maxServiceLabels <= 10_000,
+                "metrics.maxServiceLabels must be in 0..10000");
         check(errors, retention.executionLogDays >= 0, "retention.executionLogDays must not be negative (0: keep)");
         check(errors, retention.backlogDays >= 0, "retention.backlogDays must not be negative (0: keep)");
         check(errors, retention.intervalMs >= 1_000, "retention.intervalMs must be at least 1000");

@@ -18,6 +18,7 @@ import dev.hourglass.node.core.job.JobPage;
 import dev.hourglass.node.core.job.JobQuery;
 import dev.hourglass.node.core.job.Names;
 import dev.hourglass.node.core.job.Times;
+import dev.hourglass.node.core.job.TraceContext;
 import dev.hourglass.node.core.port.AttemptHolders;
 import dev.hourglass.node.core.port.FiringControl;
 import dev.hourglass.node.core.port.JobMutations;
@@ -108,9 +109,12 @@ public final class JobManager {
         return limits;
     }
 
-    /** Submits one job; with a bizKey the app already used, returns that job and {@code created == false}. */
-    public JobWrites.Inserted submit(String app, JobSubmission submission) {
-        return store(newJob(app, submission, clock.millis()));
+    /**
+     * Submits one job; with a bizKey the app already used, returns that job and {@code created ==
+     * false}. {@code trace} is the submit's trace context, kept with a new job for its deliveries.
+     */
+    public JobWrites.Inserted submit(String app, JobSubmission submission, TraceContext trace) {
+        return store(newJob(app, submission, trace, clock.millis()));
     }
 
     /**
@@ -134,9 +138,10 @@ public final class JobManager {
      *
      * @param inputErrors per item, the error an adapter found reading it (its submission is then
      *     ignored), or null; the list itself may be null when there were none
+     * @param trace the trace context of the batch's request, kept with each of its new jobs
      */
     public List<BatchOutcome> submitBatch(
-            String app, List<JobSubmission> submissions, List<HourglassException> inputErrors) {
+            String app, List<JobSubmission> submissions, List<HourglassException> inputErrors, TraceContext trace) {
         if (submissions == null || submissions.isEmpty()) {
             throw HourglassException.invalid("jobs", "jobs must be a non-empty list");
         }
@@ -154,7 +159,7 @@ public final class JobManager {
                 continue;
             }
             try {
-                valid.add(newJob(app, submissions.get(i), now));
+                valid.add(newJob(app, submissions.get(i), trace, now));
                 positions.add(i);
             } catch (HourglassException e) {
                 results[i] = new BatchOutcome(null, e);
@@ -248,7 +253,7 @@ public final class JobManager {
         stored.forEach(engine::admit);
     }
 
-    private Job newJob(String app, JobSubmission s, long now) {
+    private Job newJob(String app, JobSubmission s, TraceContext trace, long now) {
         if (s == null) {
             throw HourglassException.invalid(null, "a job is required");
         }
@@ -260,6 +265,10 @@ public final class JobManager {
         long fireAt = inputs.fireTime(s.getFireAt(), s.getDelayMs(), now, true);
         String payload = payload(s.getPayload());
         Map<String, String> attributes = attributes(s.getAttributes());
+        if (trace.isPresent()) { // Hourglass's own attributes: not counted in the client's limit
+            attributes = new LinkedHashMap<>(attributes);
+            attributes.putAll(trace.attributes());
+        }
         String bizKey = Names.requireClientBizKey(s.getBizKey());
         int maxAttempts = inputs.maxAttempts(s.getMaxAttempts(), service.maxAttempts());
         long timeoutMs = inputs.timeoutMs(s.getTimeoutMs(), service.timeoutMs());
@@ -371,13 +380,29 @@ public final class JobManager {
         long now = clock.millis();
         Long fireAt = inputs.fireTime(change.getFireAt(), change.getDelayMs(), now, false);
         String payload = change.getPayload() == null ? null : payload(change.getPayload());
-        Map<String, String> attributes = change.getAttributes() == null ? null : attributes(change.getAttributes());
+        Map<String, String> attributes =
+                change.getAttributes() == null ? null : withOwnAttributes(id, attributes(change.getAttributes()));
         Job job = mutations
                 .reschedule(id, caller.scope(), fireAt, nearShard(id, fireAt), payload, attributes, now)
                 .orElseThrow(() -> notChangeable(caller, id, "rescheduled"));
         engine.forget(id);
         engine.admit(job);
         return job;
+    }
+
+    /**
+     * A client's new attributes, and Hourglass's own the job has (its trace context, its schedule,
+     * what it is the dead letter of): they are set once, when the job is made, and a reschedule
+     * replaces only the client's (docs/api.md, "Jobs").
+     */
+    private Map<String, String> withOwnAttributes(long id, Map<String, String> clients) {
+        Map<String, String> all = new LinkedHashMap<>(clients);
+        jobs.find(id).ifPresent(job -> job.attributes().forEach((name, value) -> {
+            if (name.startsWith(Names.RESERVED_ATTRIBUTE_PREFIX)) {
+                all.put(name, value);
+            }
+        }));
+        return all;
     }
 
     public Job cancel(Caller caller, long id) {

@@ -7,19 +7,54 @@ import dev.hourglass.node.core.port.FiringListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import org.HdrHistogram.ConcurrentHistogram;
 
 /**
- * The engine's metrics in Micrometer: lateness of every fired attempt (a histogram, exported to
- * Prometheus and summarised by {@code /api/v1/stats}), and attempts by outcome.
+ * The engine's metrics in Micrometer: lateness of every fired attempt (a histogram in seconds, by
+ * app and service, exported to Prometheus; summarised in milliseconds by {@code /api/v1/stats}),
+ * and attempts by outcome, app and service. The per-service labels are capped by {@link
+ * ServiceLabels}.
  */
 public final class FiringMetrics implements FiringListener {
-    private final DistributionSummary lateness;
+    /**
+     * The lateness histogram's bucket bounds: the milliseconds Hourglass aims at, the seconds a
+     * failover or a throttled receiver costs, the minutes an outage does. Fixed buckets, not
+     * Micrometer's percentile histogram (some 70 buckets), as every service multiplies them.
+     */
+    static final Duration[] LATENESS_BUCKETS = Stream.of(
+                    1L,
+                    5L,
+                    10L,
+                    25L,
+                    50L,
+                    100L,
+                    250L,
+                    500L,
+                    1_000L,
+                    2_500L,
+                    5_000L,
+                    10_000L,
+                    30_000L,
+                    60_000L,
+                    300_000L,
+                    3_600_000L)
+            .map(Duration::ofMillis)
+            .toArray(Duration[]::new);
+
+    private final MeterRegistry registry;
+    private final ServiceLabels labels;
+    private final Map<String, Timer> latenessByService = new ConcurrentHashMap<>();
+    private final Map<String, Counter[]> attemptsByService = new ConcurrentHashMap<>();
     private final Counter fired;
     /** For /api/v1/stats: percentiles since start, recorded lock-free (Micrometer exports buckets). */
     private final ConcurrentHistogram latenessSinceStart = new ConcurrentHistogram(3_600_000L, 2);
@@ -27,16 +62,13 @@ public final class FiringMetrics implements FiringListener {
     private final Timer claims;
     private final Timer writes;
     private final DistributionSummary claimSize;
-    private final Map<AttemptOutcome, Counter> outcomes = new EnumMap<>(AttemptOutcome.class);
+    private final Map<AttemptOutcome, AtomicLong> outcomes = new EnumMap<>(AttemptOutcome.class);
     private final Counter quarantined;
 
-    public FiringMetrics(MeterRegistry registry) {
-        this.lateness = DistributionSummary.builder("hourglass.fire.lateness")
-                .baseUnit("milliseconds")
-                .description("delivered time minus fire time, per attempt")
-                .publishPercentileHistogram()
-                .maximumExpectedValue(3_600_000.0)
-                .register(registry);
+    /** @param labels the services that get series of their own (the others share "other") */
+    public FiringMetrics(MeterRegistry registry, ServiceLabels labels) {
+        this.registry = registry;
+        this.labels = labels;
         this.fired = Counter.builder("hourglass.fired")
                 .description("attempts started")
                 .register(registry);
@@ -53,11 +85,7 @@ public final class FiringMetrics implements FiringListener {
                 .description("attempt results the database refused; their jobs ended FAILED in place")
                 .register(registry);
         for (AttemptOutcome o : AttemptOutcome.values()) {
-            outcomes.put(
-                    o,
-                    Counter.builder("hourglass.attempts")
-                            .tag("outcome", o.name())
-                            .register(registry));
+            outcomes.put(o, new AtomicLong());
         }
     }
 
@@ -65,13 +93,37 @@ public final class FiringMetrics implements FiringListener {
     public void fired(Job job, long firedAt) {
         fired.increment();
         long late = Math.max(0, firedAt - job.fireAt());
-        lateness.record(late);
+        latenessByService.computeIfAbsent(job.serviceKey(), this::latenessOf).record(late, TimeUnit.MILLISECONDS);
         latenessSinceStart.recordValue(Math.min(late, 3_600_000L));
+    }
+
+    private Timer latenessOf(String serviceKey) {
+        return Timer.builder("hourglass.fire.lateness")
+                .description("delivered time minus fire time, per attempt")
+                .tags(labels.of(serviceKey))
+                .serviceLevelObjectives(LATENESS_BUCKETS)
+                .register(registry); // services over the cap share one timer: the registry's
     }
 
     @Override
     public void ended(AttemptResult result) {
-        outcomes.get(result.outcome()).increment();
+        outcomes.get(result.outcome()).incrementAndGet();
+        attemptsByService
+                .computeIfAbsent(result.serviceKey(), this::attemptsOf)[
+                result.outcome().ordinal()].increment();
+    }
+
+    private Counter[] attemptsOf(String serviceKey) {
+        Tags service = labels.of(serviceKey);
+        Counter[] byOutcome = new Counter[AttemptOutcome.values().length];
+        for (AttemptOutcome o : AttemptOutcome.values()) {
+            byOutcome[o.ordinal()] = Counter.builder("hourglass.attempts")
+                    .description("attempts finished, by outcome")
+                    .tags(service)
+                    .tag("outcome", o.name())
+                    .register(registry);
+        }
+        return byOutcome;
     }
 
     @Override
@@ -107,7 +159,7 @@ public final class FiringMetrics implements FiringListener {
 
     public Map<String, Long> outcomeCounts() {
         Map<String, Long> out = new LinkedHashMap<>();
-        outcomes.forEach((o, c) -> out.put(o.name(), (long) c.count()));
+        outcomes.forEach((o, c) -> out.put(o.name(), c.get()));
         return out;
     }
 }

@@ -85,7 +85,7 @@ class DeployMonitoringIT {
         assertThat(dashboard).hasSizeGreaterThanOrEqualTo(5);
         Set<String> used = metricNames(rules);
         used.addAll(metricNames(dashboard));
-        assertThat(used).contains("hourglass_alerts_firing", "hourglass_fire_lateness_milliseconds_bucket");
+        assertThat(used).contains("hourglass_alerts_firing", "hourglass_fire_lateness_seconds_bucket");
 
         try (CallbackReceiver receiver = new CallbackReceiver();
                 InProcessCluster cluster = InProcessCluster.start(1, (i, c) -> c.alerts.evaluateEveryMs = 200)) {
@@ -128,6 +128,13 @@ class DeployMonitoringIT {
                     .containsPattern("(?m)^hourglass_master(\\{[^}]*})? 1(\\.0)?$")
                     .containsPattern("(?m)^hourglass_shards_owned(\\{[^}]*})? "
                             + self.get("shards").size() + "(\\.0)?$");
+            // lateness in seconds and attempts, by app and service: the one failed attempt of
+            // shop/flaky, late by less than an hour (the top bucket), its outcome RETRY (a 500)
+            assertThat(exported)
+                    .containsPattern("(?m)^hourglass_fire_lateness_seconds_bucket\\{(?=[^}]*app=\"shop\")"
+                            + "(?=[^}]*service=\"flaky\")(?=[^}]*le=\"3600\\.0\")[^}]*} 1(\\.0)?$")
+                    .containsPattern("(?m)^hourglass_attempts_total\\{(?=[^}]*app=\"shop\")"
+                            + "(?=[^}]*service=\"flaky\")(?=[^}]*outcome=\"RETRY\")[^}]*} 1(\\.0)?$");
         }
     }
 }

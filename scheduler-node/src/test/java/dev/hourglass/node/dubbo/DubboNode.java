@@ -19,17 +19,23 @@ import org.apache.dubbo.rpc.model.FrameworkModel;
  * A node whose cluster ZooKeeper is a test server the test can reach too, so business providers
  * register in the same Dubbo registry as the node, plus an app "shop" and its token.
  */
-final class DubboNode implements AutoCloseable {
-    final TestingServer zookeeper;
-    final HourglassNode node;
-    final ApiClient admin;
-    final ApiClient app;
-    final String appToken;
+public final class DubboNode implements AutoCloseable {
+    public final TestingServer zookeeper;
+    public final HourglassNode node;
+    public final ApiClient admin;
+    public final ApiClient app;
+    public final String appToken;
 
     DubboNode() throws Exception {
+        this(config -> {});
+    }
+
+    /** A node whose configuration {@code tuning} adjusts before it starts (a Kafka broker, say). */
+    public DubboNode(java.util.function.Consumer<NodeConfig> tuning) throws Exception {
         zookeeper = new TestingServer(true);
         NodeConfig config = TestNodes.config(EmbeddedMariaDb.newDatabase());
         config.cluster.zkConnect = zookeeper.getConnectString();
+        tuning.accept(config);
         node = TestNodes.start(config);
         admin = new ApiClient(node.baseUrl(), TestNodes.ADMIN_TOKEN);
         appToken = admin.post("/api/v1/apps", "{\"name\":\"shop\"}")
@@ -40,7 +46,7 @@ final class DubboNode implements AutoCloseable {
     }
 
     /** The node's Dubbo registry, as a business provider or client names it. */
-    String registry() {
+    public String registry() {
         return "zookeeper://" + zookeeper.getConnectString();
     }
 
@@ -49,7 +55,7 @@ final class DubboNode implements AutoCloseable {
     }
 
     /** A plain Dubbo client of the node's {@code DelayJobService}, as a client that is not ours calls it. */
-    record PlainClient(DubboBootstrap bootstrap, DelayJobService service) implements AutoCloseable {
+    public record PlainClient(DubboBootstrap bootstrap, DelayJobService service) implements AutoCloseable {
         @Override
         public void close() {
             bootstrap.stop();
@@ -58,7 +64,7 @@ final class DubboNode implements AutoCloseable {
     }
 
     /** Direct URL, no retries, the token set by hand as an attachment; calls time out after {@code timeoutMs}. */
-    PlainClient plainClient(String name, int timeoutMs) {
+    public PlainClient plainClient(String name, int timeoutMs) {
         FrameworkModel framework = new FrameworkModel();
         LoggerFactory.setLoggerAdapter(framework, "slf4j");
         DubboBootstrap bootstrap = DubboBootstrap.newInstance(framework);

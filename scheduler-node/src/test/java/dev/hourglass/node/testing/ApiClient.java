@@ -8,6 +8,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Map;
 
 /** A thin HTTP client of the node's API for tests: raw status and parsed JSON. */
 public final class ApiClient {
@@ -72,6 +73,11 @@ public final class ApiClient {
     }
 
     public Answer send(String method, String path, String body) {
+        return send(method, path, body, Map.of());
+    }
+
+    /** A request with further headers (a trace context, say). */
+    public Answer send(String method, String path, String body, Map<String, String> headers) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
                 .timeout(Duration.ofSeconds(30))
                 .method(
@@ -83,6 +89,7 @@ public final class ApiClient {
         if (body != null) {
             b.header("Content-Type", "application/json");
         }
+        headers.forEach(b::header);
         try {
             HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
             return new Answer(r.statusCode(), r.body());

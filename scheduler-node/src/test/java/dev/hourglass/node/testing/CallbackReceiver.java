@@ -18,7 +18,9 @@ import java.util.function.Function;
  * answers with what the test's responder says (status, body, headers, delay).
  */
 public final class CallbackReceiver implements AutoCloseable {
-    public record Received(long at, String jobId, int attempt, String signature, String body) {}
+    /** A request: when, its job, attempt, signature, body, and every header (lower-case names, first value). */
+    public record Received(
+            long at, String jobId, int attempt, String signature, String body, Map<String, String> headers) {}
 
     public record Reply(int status, String body, Map<String, String> headers, long delayMs) {
         public static Reply ok() {
@@ -83,6 +85,12 @@ public final class CallbackReceiver implements AutoCloseable {
         }
     }
 
+    private static Map<String, String> firstValues(com.sun.net.httpserver.Headers headers) {
+        Map<String, String> out = new java.util.HashMap<>();
+        headers.forEach((name, values) -> out.put(name.toLowerCase(java.util.Locale.ROOT), values.get(0)));
+        return out;
+    }
+
     private void answer(HttpExchange ex, Runnable beforeWriting) throws IOException {
         long at = System.currentTimeMillis();
         String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
@@ -92,7 +100,8 @@ public final class CallbackReceiver implements AutoCloseable {
                 ex.getRequestHeaders().getFirst("Hourglass-Job-Id"),
                 attempt == null ? -1 : Integer.parseInt(attempt),
                 ex.getRequestHeaders().getFirst("Hourglass-Signature"),
-                body);
+                body,
+                firstValues(ex.getRequestHeaders()));
         received.add(r);
         Reply reply = responder.apply(r);
         if (reply.delayMs() > 0) {

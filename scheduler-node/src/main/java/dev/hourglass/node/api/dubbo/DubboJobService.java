@@ -16,7 +16,9 @@ import dev.hourglass.api.ResultReport;
 import dev.hourglass.api.ScheduleDefinition;
 import dev.hourglass.api.ScheduleView;
 import dev.hourglass.node.api.FrontDoorRules;
+import dev.hourglass.node.api.TraceHeaders;
 import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.job.TraceContext;
 import dev.hourglass.node.core.schedule.ScheduleSpec;
 import dev.hourglass.node.manage.JobInputs;
 import dev.hourglass.node.manage.JobManager;
@@ -71,7 +73,8 @@ public final class DubboJobService implements DelayJobService {
             if (submission == null) {
                 throw HourglassException.invalid("submission", "a job is required");
             }
-            return JobViews.of(jobs.submit(app, withJsonPayload(submission)).job());
+            return JobViews.of(jobs.submit(app, withJsonPayload(submission), traceContext())
+                    .job());
         });
     }
 
@@ -95,7 +98,7 @@ public final class DubboJobService implements DelayJobService {
                 }
             }
             List<BatchItemResult> results = new ArrayList<>(submissions.size());
-            for (JobManager.BatchOutcome outcome : jobs.submitBatch(app, checked, inputErrors)) {
+            for (JobManager.BatchOutcome outcome : jobs.submitBatch(app, checked, inputErrors, traceContext())) {
                 results.add(
                         outcome.job() != null
                                 ? new BatchItemResult().setJob(JobViews.of(outcome.job()))
@@ -317,6 +320,11 @@ public final class DubboJobService implements DelayJobService {
         } catch (RateLimitedException e) {
             throw FrontDoorRules.toClient(e, "Dubbo authentication");
         }
+    }
+
+    /** The call's W3C trace context: the attachments {@code traceparent} and {@code tracestate}. */
+    private static TraceContext traceContext() {
+        return TraceHeaders.read(RpcContext.getServerAttachment()::getAttachment);
     }
 
     /** The app a call acts on: the attachment {@value #APP_ATTACHMENT}, by the rules HTTP applies too. */

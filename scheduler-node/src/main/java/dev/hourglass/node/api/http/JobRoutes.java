@@ -10,6 +10,7 @@ import dev.hourglass.api.JobState;
 import dev.hourglass.api.JobSubmission;
 import dev.hourglass.api.ResultReport;
 import dev.hourglass.node.api.FrontDoorRules;
+import dev.hourglass.node.api.TraceHeaders;
 import dev.hourglass.node.core.job.Job;
 import dev.hourglass.node.core.job.JobPage;
 import dev.hourglass.node.core.job.JobQuery;
@@ -78,7 +79,7 @@ public final class JobRoutes implements RouteGroup {
         JsonNode body = Json.parse(ctx.body());
         JsonFields f = JsonFields.of(body, SUBMIT_FIELDS);
         String app = callers.actingApp(ctx, caller, f.string("app"));
-        JobWrites.Inserted inserted = jobs.submit(app, submission(f));
+        JobWrites.Inserted inserted = jobs.submit(app, submission(f), TraceHeaders.read(ctx::header));
         Respond.json(ctx, inserted.created() ? 201 : 200, Json.job(inserted.job()));
     }
 
@@ -103,7 +104,8 @@ public final class JobRoutes implements RouteGroup {
         }
         ObjectNode out = Json.object();
         ArrayNode results = out.putArray("results");
-        for (JobManager.BatchOutcome r : jobs.submitBatch(app, submissions, parseErrors)) {
+        for (JobManager.BatchOutcome r :
+                jobs.submitBatch(app, submissions, parseErrors, TraceHeaders.read(ctx::header))) {
             results.add(
                     r.job() != null
                             ? Json.object().set("job", Json.job(r.job()))

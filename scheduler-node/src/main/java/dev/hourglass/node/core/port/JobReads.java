@@ -27,5 +27,11 @@ public interface JobReads {
     /** Live jobs counted by app, service and state ({@code app == null}: every app). */
     List<LiveCount> countLive(String app);
 
+    /**
+     * Per service (its key), the due time of its oldest waiting job: DELAYED, not claimed nor
+     * reserved; services without one are absent. One short index read per service.
+     */
+    Map<String, Long> oldestWaitingDueAt();
+
     record LiveCount(String app, String service, String state, long count) {}
 }

@@ -5,6 +5,7 @@ import dev.hourglass.api.CallbackResult;
 import dev.hourglass.api.JobCallbackService;
 import dev.hourglass.node.core.job.AttemptOutcome;
 import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.job.TraceContext;
 import dev.hourglass.node.core.port.Delivery;
 import dev.hourglass.node.core.port.DeliveryResult;
 import dev.hourglass.node.core.port.Dispatcher;
@@ -23,6 +24,7 @@ import org.apache.dubbo.config.ReferenceConfig;
 import org.apache.dubbo.remoting.RemotingException;
 import org.apache.dubbo.remoting.TimeoutException;
 import org.apache.dubbo.rpc.RpcContext;
+import org.apache.dubbo.rpc.RpcContextAttachment;
 import org.apache.dubbo.rpc.RpcException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,8 +71,21 @@ public final class DubboCallbackDispatcher implements Dispatcher {
         ServiceDefinition service = delivery.service();
         JobCallbackService callback = referenceOf(service);
         CallbackRequest request = request(delivery);
-        RpcContext.getClientAttachment()
-                .setAttachment("timeout", Long.toString(delivery.job().timeoutMs()));
+        RpcContextAttachment attachments = RpcContext.getClientAttachment();
+        attachments.setAttachment("timeout", Long.toString(delivery.job().timeoutMs()));
+        // the submit's trace context, under the W3C names a provider's tracing reads; removed
+        // for a job without one, so no earlier call's context can go with it
+        TraceContext trace = TraceContext.of(delivery.job().attributes());
+        if (trace.isPresent()) {
+            attachments.setAttachment("traceparent", trace.traceparent());
+        } else {
+            attachments.removeAttachment("traceparent");
+        }
+        if (trace.tracestate() != null) {
+            attachments.setAttachment("tracestate", trace.tracestate());
+        } else {
+            attachments.removeAttachment("tracestate");
+        }
         CompletableFuture<CallbackResult> call = RpcContext.getServiceContext().asyncCall(() -> {
             try {
                 return callback.execute(request);

@@ -9,6 +9,7 @@ import dev.hourglass.api.Iso8601;
 import dev.hourglass.node.catalog.CallbackAllowList;
 import dev.hourglass.node.core.job.AttemptOutcome;
 import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.job.TraceContext;
 import dev.hourglass.node.core.port.Delivery;
 import dev.hourglass.node.core.port.DeliveryResult;
 import dev.hourglass.node.core.port.Dispatcher;
@@ -109,9 +110,19 @@ public final class HttpCallbackDispatcher implements Dispatcher {
                 .onRequestBegin(r -> begun.set(true))
                 .method(HttpMethod.POST)
                 .timeout(job.timeoutMs(), TimeUnit.MILLISECONDS)
-                .headers(h -> h.put("Hourglass-Job-Id", Long.toString(job.id()))
-                        .put("Hourglass-Attempt", Integer.toString(delivery.attempt()))
-                        .put(CallbackSignature.HEADER, signature))
+                .headers(h -> {
+                    h.put("Hourglass-Job-Id", Long.toString(job.id()))
+                            .put("Hourglass-Attempt", Integer.toString(delivery.attempt()))
+                            .put(CallbackSignature.HEADER, signature);
+                    // the submit's trace context, under the W3C names a receiver's tracing reads
+                    TraceContext trace = TraceContext.of(job.attributes());
+                    if (trace.isPresent()) {
+                        h.put("traceparent", trace.traceparent());
+                        if (trace.tracestate() != null) {
+                            h.put("tracestate", trace.tracestate());
+                        }
+                    }
+                })
                 .body(new BytesRequestContent("application/json", body))
                 .send(new BufferingResponseListener(MAX_ANSWER_BYTES) {
                     @Override

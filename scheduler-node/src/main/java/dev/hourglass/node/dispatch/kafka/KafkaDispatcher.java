@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hourglass.node.background.DaemonThreads;
 import dev.hourglass.node.core.job.AttemptOutcome;
 import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.job.TraceContext;
 import dev.hourglass.node.core.port.Delivery;
 import dev.hourglass.node.core.port.DeliveryResult;
 import dev.hourglass.node.core.port.Dispatcher;
@@ -149,6 +150,14 @@ public final class KafkaDispatcher implements Dispatcher {
         headers.add(header("hourglass-fired-at", Long.toString(delivery.firedAt())));
         for (Map.Entry<String, String> a : job.attributes().entrySet()) {
             headers.add(header("hourglass-attr-" + a.getKey(), a.getValue()));
+        }
+        // the submit's trace context, under the W3C names a consumer's tracing reads
+        TraceContext trace = TraceContext.of(job.attributes());
+        if (trace.isPresent()) {
+            headers.add(header("traceparent", trace.traceparent()));
+            if (trace.tracestate() != null) {
+                headers.add(header("tracestate", trace.tracestate()));
+            }
         }
         return new ProducerRecord<>(delivery.service().topic(), null, key, value(job.payload()), headers);
     }

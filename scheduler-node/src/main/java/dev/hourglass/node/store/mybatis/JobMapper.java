@@ -149,6 +149,8 @@ public interface JobMapper {
 
     List<CountRow> countLiveByScan();
 
+    List<OldestWaitingRow> oldestWaiting();
+
     int appendCountDeltas(@Param("rows") List<CountDeltaRow> rows);
 
     List<LockedJobRow> lockLive(@Param("ids") IdList ids);

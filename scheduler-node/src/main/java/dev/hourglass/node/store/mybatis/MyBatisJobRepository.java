@@ -422,6 +422,19 @@ public final class MyBatisJobRepository implements JobReads, JobWrites {
     }
 
     @Override
+    public Map<String, Long> oldestWaitingDueAt() {
+        try (SqlSession s = sessions.openSession(true)) {
+            Map<String, Long> oldest = new HashMap<>();
+            for (OldestWaitingRow r : s.getMapper(JobMapper.class).oldestWaiting()) {
+                if (r.dueAt != null) {
+                    oldest.put(Job.serviceKey(r.app, r.service), r.dueAt);
+                }
+            }
+            return oldest;
+        }
+    }
+
+    @Override
     public List<LiveCount> countLive(String app) {
         try (SqlSession s = sessions.openSession(true)) {
             return s.getMapper(JobMapper.class).countLive(app).stream()
