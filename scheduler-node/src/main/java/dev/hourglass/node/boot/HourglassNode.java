@@ -243,7 +243,7 @@ public final class HourglassNode implements AutoCloseable {
             new ProcessorMetrics().bindTo(registry);
             var serviceLabels = new ServiceLabels(config.metrics.maxServiceLabels);
             var metrics = new FiringMetrics(registry, serviceLabels);
-            this.overdueMetrics = new OverdueMetrics(registry, serviceLabels);
+            this.overdueMetrics = new OverdueMetrics(registry, serviceLabels, clock::millis);
             this.jobReads = jobRepository;
             this.pullMetrics = new PullMetrics(registry, catalog::pulledServiceKeys);
             this.history = new FiringHistory();
@@ -712,8 +712,11 @@ public final class HourglassNode implements AutoCloseable {
      * the whole cluster's, per period.
      */
     private void refreshBacklogGauges() {
-        pullMetrics.refresh(pull.backlogs(null), clock.millis());
-        overdueMetrics.refresh(jobReads.oldestWaitingDueAt(), clock.millis());
+        try {
+            overdueMetrics.refresh(jobReads.oldestWaitingDueAt());
+        } finally { // one read failing does not keep the other from being tried
+            pullMetrics.refresh(pull.backlogs(null), clock.millis());
+        }
     }
 
     private void closePull() {

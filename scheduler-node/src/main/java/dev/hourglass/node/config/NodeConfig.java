@@ -192,7 +192,7 @@ public class NodeConfig {
     public static class Metrics {
         /**
          * Services (app and service) with series of their own in the per-service metrics on this
-         * node; the others share app="other", service="other". Each costs 26 series.
+         * node; the others share app="_other", service="_other". Each costs 27 series.
          */
         public int maxServiceLabels = 100;
     }

@@ -114,7 +114,7 @@ public final class JobManager {
      * false}. {@code trace} is the submit's trace context, kept with a new job for its deliveries.
      */
     public JobWrites.Inserted submit(String app, JobSubmission submission, TraceContext trace) {
-        return store(newJob(app, submission, trace, clock.millis()));
+        return store(newJob(app, submission, Objects.requireNonNullElse(trace, TraceContext.NONE), clock.millis()));
     }
 
     /**
@@ -159,7 +159,7 @@ public final class JobManager {
                 continue;
             }
             try {
-                valid.add(newJob(app, submissions.get(i), trace, now));
+                valid.add(newJob(app, submissions.get(i), Objects.requireNonNullElse(trace, TraceContext.NONE), now));
                 positions.add(i);
             } catch (HourglassException e) {
                 results[i] = new BatchOutcome(null, e);

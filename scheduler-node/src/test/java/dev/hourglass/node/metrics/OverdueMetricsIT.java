@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code hourglass_oldest_overdue_seconds{app,service}} on each store: a paused service's due job
- * grows it; a service whose only job is due in an hour shows 0; a service with no waiting job has
- * no series (docs/operations.md, "Metrics").
+ * grows it; a service whose only job is due in an hour takes no label of its own and the shared
+ * series shows 0; a service with no waiting job has no series (docs/operations.md, "Metrics").
  */
 @RunsAlongside
 class OverdueMetricsIT {
@@ -59,14 +59,22 @@ class OverdueMetricsIT {
         assertThat(heldSeconds)
                 .as("at most the time since the submit")
                 .isLessThanOrEqualTo((System.currentTimeMillis() - submitted) / 1000.0);
-        assertThat(overdue(exported, later)).as("due in an hour: not overdue").isZero();
-        assertThat(overdue(exported, idle)).as("nothing waits: no series").isNegative();
+        // due in an hour and never fired: takes no label of its own, and the shared series is 0
+        assertThat(overdue(exported, "shop", later)).isNegative();
+        assertThat(overdue(exported, "_other", "_other")).isZero();
+        assertThat(overdue(exported, "shop", idle))
+                .as("nothing waits: no series")
+                .isNegative();
     }
 
-    /** The gauge's value for shop's {@code service}; -1 when it has no series. */
     private static double overdue(String exported, String service) {
-        Matcher m = Pattern.compile("(?m)^hourglass_oldest_overdue_seconds\\{(?=[^}]*app=\"shop\")(?=[^}]*service=\""
-                        + Pattern.quote(service) + "\")[^}]*} (\\S+)$")
+        return overdue(exported, "shop", service);
+    }
+
+    /** The gauge's value for {@code app}'s {@code service}; -1 when it has no series. */
+    private static double overdue(String exported, String app, String service) {
+        Matcher m = Pattern.compile("(?m)^hourglass_oldest_overdue_seconds\\{(?=[^}]*app=\"" + Pattern.quote(app)
+                        + "\")(?=[^}]*service=\"" + Pattern.quote(service) + "\")[^}]*} (\\S+)$")
                 .matcher(exported);
         return m.find() ? Double.parseDouble(m.group(1)) : -1;
     }
