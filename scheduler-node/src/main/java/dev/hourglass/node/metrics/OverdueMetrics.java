@@ -36,9 +36,10 @@ public final class OverdueMetrics {
     public void refresh(Map<String, Long> oldestDueAt) {
         long at = now.getAsLong();
         Map<Tags, Long> earliest = new HashMap<>();
-        oldestDueAt.forEach((serviceKey, dueAt) -> {
-            Tags tags = dueAt < at ? labels.of(serviceKey) : labels.ifLabelled(serviceKey);
-            earliest.merge(tags, dueAt, Math::min);
+        // the most overdue first: when the places run out, those are the ones to show by name
+        oldestDueAt.entrySet().stream().sorted(Map.Entry.comparingByValue()).forEach(e -> {
+            Tags tags = e.getValue() < at ? labels.of(e.getKey()) : labels.ifLabelled(e.getKey());
+            earliest.merge(tags, e.getValue(), Math::min);
         });
         List<MultiGauge.Row<?>> rows = new ArrayList<>(earliest.size());
         earliest.forEach((tags, dueAt) ->

@@ -27,6 +27,8 @@ class OverdueMetricsTest {
         assertThat(age("shop", "close")).isEqualTo(10.0);
         now.addAndGet(5_000); // no refresh: the store is down, say
         assertThat(age("shop", "close")).isEqualTo(15.0);
+        overdue.refresh(Map.of("shop/close", 104_000L)); // the old job went; the next is younger
+        assertThat(age("shop", "close")).isEqualTo(1.0);
     }
 
     @Test
@@ -35,8 +37,8 @@ class OverdueMetricsTest {
         overdue.refresh(Map.of(
                 "shop/fired", 200_000L, // due later: keeps its own labels, age 0
                 "shop/later", 150_000L, // due later, never fired: no place taken
-                "shop/late", 40_000L, // overdue: takes the second place
-                "bank/late", 70_000L, // overdue, no place left
+                "shop/late", 40_000L, // the most overdue: takes the second place
+                "bank/late", 70_000L, // overdue, but less: no place left (in any map order)
                 "bank/later", 500_000L));
         assertThat(age("shop", "fired")).isZero();
         assertThat(age("shop", "late")).isEqualTo(60.0);
