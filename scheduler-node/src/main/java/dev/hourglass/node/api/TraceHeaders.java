@@ -19,8 +19,8 @@ import java.util.function.UnaryOperator;
  * same propagator, so a job holds the canonical form.
  */
 public final class TraceHeaders {
-    public static final String TRACEPARENT = "traceparent";
-    public static final String TRACESTATE = "tracestate";
+    public static final String TRACEPARENT = TraceContext.TRACEPARENT;
+    public static final String TRACESTATE = TraceContext.TRACESTATE;
 
     private static final W3CTraceContextPropagator W3C = W3CTraceContextPropagator.getInstance();
 

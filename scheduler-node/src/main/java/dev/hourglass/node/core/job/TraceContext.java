@@ -11,8 +11,13 @@ import java.util.Map;
  * carried as they are.
  */
 public record TraceContext(String traceparent, String tracestate) {
-    public static final String TRACEPARENT_ATTRIBUTE = Names.RESERVED_ATTRIBUTE_PREFIX + "traceparent";
-    public static final String TRACESTATE_ATTRIBUTE = Names.RESERVED_ATTRIBUTE_PREFIX + "tracestate";
+    /** The W3C names: of the headers (HTTP, Kafka) and Dubbo attachments it comes in and goes out by. */
+    public static final String TRACEPARENT = "traceparent";
+
+    public static final String TRACESTATE = "tracestate";
+
+    public static final String TRACEPARENT_ATTRIBUTE = Names.RESERVED_ATTRIBUTE_PREFIX + TRACEPARENT;
+    public static final String TRACESTATE_ATTRIBUTE = Names.RESERVED_ATTRIBUTE_PREFIX + TRACESTATE;
 
     /** A submit outside any trace. */
     public static final TraceContext NONE = new TraceContext(null, null);
@@ -34,6 +39,21 @@ public record TraceContext(String traceparent, String tracestate) {
         }
         String parent = attributes.get(TRACEPARENT_ATTRIBUTE);
         return parent == null ? NONE : new TraceContext(parent, attributes.get(TRACESTATE_ATTRIBUTE));
+    }
+
+    /**
+     * What a delivery carries, by W3C name: none, a {@code traceparent}, or it and its {@code
+     * tracestate}; every dispatcher sends exactly these.
+     */
+    public Map<String, String> headers() {
+        Map<String, String> out = new LinkedHashMap<>();
+        if (traceparent != null) {
+            out.put(TRACEPARENT, traceparent);
+            if (tracestate != null && !tracestate.isEmpty()) {
+                out.put(TRACESTATE, tracestate);
+            }
+        }
+        return out;
     }
 
     /** The attributes that hold it: none, one or two. */

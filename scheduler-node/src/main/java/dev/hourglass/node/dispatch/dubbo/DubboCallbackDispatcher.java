@@ -14,6 +14,7 @@ import dev.hourglass.node.core.service.ServiceDefinition;
 import dev.hourglass.node.dubbo.DubboRuntime;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -75,16 +76,13 @@ public final class DubboCallbackDispatcher implements Dispatcher {
         attachments.setAttachment("timeout", Long.toString(delivery.job().timeoutMs()));
         // the submit's trace context, under the W3C names a provider's tracing reads; removed
         // for a job without one, so no earlier call's context can go with it
-        TraceContext trace = TraceContext.of(delivery.job().attributes());
-        if (trace.isPresent()) {
-            attachments.setAttachment("traceparent", trace.traceparent());
-        } else {
-            attachments.removeAttachment("traceparent");
-        }
-        if (trace.tracestate() != null) {
-            attachments.setAttachment("tracestate", trace.tracestate());
-        } else {
-            attachments.removeAttachment("tracestate");
+        Map<String, String> trace = TraceContext.of(delivery.job().attributes()).headers();
+        for (String name : List.of(TraceContext.TRACEPARENT, TraceContext.TRACESTATE)) {
+            if (trace.containsKey(name)) {
+                attachments.setAttachment(name, trace.get(name));
+            } else {
+                attachments.removeAttachment(name);
+            }
         }
         CompletableFuture<CallbackResult> call = RpcContext.getServiceContext().asyncCall(() -> {
             try {

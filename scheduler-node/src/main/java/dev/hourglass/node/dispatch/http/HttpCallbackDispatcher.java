@@ -115,13 +115,7 @@ public final class HttpCallbackDispatcher implements Dispatcher {
                             .put("Hourglass-Attempt", Integer.toString(delivery.attempt()))
                             .put(CallbackSignature.HEADER, signature);
                     // the submit's trace context, under the W3C names a receiver's tracing reads
-                    TraceContext trace = TraceContext.of(job.attributes());
-                    if (trace.isPresent()) {
-                        h.put("traceparent", trace.traceparent());
-                        if (trace.tracestate() != null) {
-                            h.put("tracestate", trace.tracestate());
-                        }
-                    }
+                    TraceContext.of(job.attributes()).headers().forEach(h::put);
                 })
                 .body(new BytesRequestContent("application/json", body))
                 .send(new BufferingResponseListener(MAX_ANSWER_BYTES) {

@@ -152,13 +152,7 @@ public final class KafkaDispatcher implements Dispatcher {
             headers.add(header("hourglass-attr-" + a.getKey(), a.getValue()));
         }
         // the submit's trace context, under the W3C names a consumer's tracing reads
-        TraceContext trace = TraceContext.of(job.attributes());
-        if (trace.isPresent()) {
-            headers.add(header("traceparent", trace.traceparent()));
-            if (trace.tracestate() != null) {
-                headers.add(header("tracestate", trace.tracestate()));
-            }
-        }
+        TraceContext.of(job.attributes()).headers().forEach((name, value) -> headers.add(header(name, value)));
         return new ProducerRecord<>(delivery.service().topic(), null, key, value(job.payload()), headers);
     }
 
