@@ -98,7 +98,7 @@ public final class FrontDoorRules {
         if (failure instanceof HourglassException e) {
             return e.getClass() == HourglassException.class
                     ? e
-                    : new HourglassException(e.code(), e.getMessage(), e.field());
+                    : new HourglassException(e.code(), e.getMessage(), e.field(), e.retryAfterMs(), null);
         }
         if (failure instanceof StoreUnavailableException) {
             LOG.warn("database unavailable on {}: {}", where, failure.getMessage());

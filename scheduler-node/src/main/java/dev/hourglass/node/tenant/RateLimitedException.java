@@ -11,21 +11,19 @@ import dev.hourglass.api.HourglassException;
 public final class RateLimitedException extends HourglassException {
     private static final long serialVersionUID = 1L;
 
-    private final long retryAfterMs;
-
     /** The message says the reason and when to try again. */
     public RateLimitedException(String reason, long retryAfterMs) {
-        super(ErrorCode.RATE_LIMITED, reason + "; try again in " + seconds(retryAfterMs) + " s");
-        this.retryAfterMs = retryAfterMs;
-    }
-
-    public long retryAfterMs() {
-        return retryAfterMs;
+        super(
+                ErrorCode.RATE_LIMITED,
+                reason + "; try again in " + seconds(retryAfterMs) + " s",
+                null,
+                retryAfterMs,
+                null);
     }
 
     /** Whole seconds, rounded up, as {@code Retry-After} wants them. */
     public long retryAfterSeconds() {
-        return seconds(retryAfterMs);
+        return seconds(retryAfterMs());
     }
 
     private static long seconds(long ms) {

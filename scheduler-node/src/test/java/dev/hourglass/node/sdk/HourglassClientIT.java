@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.hourglass.api.BatchItemResult;
 import dev.hourglass.api.CallbackResult;
 import dev.hourglass.api.ErrorCode;
+import dev.hourglass.api.ExecutionView;
 import dev.hourglass.api.HourglassException;
 import dev.hourglass.api.JobChange;
 import dev.hourglass.api.JobState;
@@ -16,6 +18,8 @@ import dev.hourglass.node.testing.NodeFixture;
 import dev.hourglass.node.testing.RunsAlongside;
 import dev.hourglass.sdk.CallbackVerifier;
 import dev.hourglass.sdk.HourglassClient;
+import dev.hourglass.sdk.JobPage;
+import dev.hourglass.sdk.JobSearch;
 import dev.hourglass.sdk.http.CallbackHandler;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -163,5 +167,70 @@ class HourglassClientIT {
         assertThat(client.retry(job.getId(), null).getState()).isEqualTo(JobState.DELAYED);
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> client.get(job.getId()).getState() == JobState.FINISHED);
+    }
+
+    /** A payload type of the caller's, written and read through the client's mapper. */
+    record CloseOrder(long orderId, String reason) {}
+
+    @Test
+    void batchSubmitFindByBizKeySearchAndReadTheAttempts() {
+        String key = "order-" + System.nanoTime();
+        List<BatchItemResult> batch = client.submitBatch(List.of(
+                new JobSubmission()
+                        .setService(service)
+                        .setDelayMs(10L)
+                        .setBizKey(key)
+                        .setPayload(client.toPayload(new CloseOrder(42, "unpaid"))),
+                new JobSubmission().setService("missing").setDelayMs(10L),
+                new JobSubmission().setService(service).setDelayMs(3_600_000L).setBizKey(key + "-later")));
+        assertThat(batch).hasSize(3);
+        assertThat(batch.get(0).getJob().getBizKey()).isEqualTo(key);
+        assertThat(batch.get(1).getJob()).isNull();
+        assertThat(batch.get(1).getErrorCode()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+        assertThat(batch.get(1).getErrorField()).isEqualTo("service");
+        String id = batch.get(0).getJob().getId();
+
+        JobView found = client.getByBizKey(key).orElseThrow();
+        assertThat(found.getId()).isEqualTo(id);
+        assertThat(client.payload(found, CloseOrder.class)).isEqualTo(new CloseOrder(42, "unpaid"));
+        assertThat(client.getByBizKey(key + "-none")).isEmpty();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.get(id).getState() == JobState.FINISHED);
+        List<ExecutionView> attempts = client.executions(id);
+        assertThat(attempts).singleElement().satisfies(a -> {
+            assertThat(a.getAttempt()).isEqualTo(1);
+            assertThat(a.getOutcome()).isEqualTo("SUCCESS");
+            assertThat(a.getNode()).isNotBlank();
+            assertThat(a.getFiredAt()).isNotNull();
+        });
+
+        JobPage delayed = client.search(
+                new JobSearch().service(service).state(JobState.DELAYED).bizKey(key + "-later"));
+        assertThat(delayed.items())
+                .extracting(JobView::getId)
+                .containsExactly(batch.get(2).getJob().getId());
+        assertThat(delayed.hasNext()).isFalse();
+        JobPage first = client.search(new JobSearch().service(service).limit(1));
+        assertThat(first.items()).hasSize(1);
+        assertThat(first.hasNext()).isTrue();
+        JobPage second = client.search(new JobSearch().service(service).limit(1).cursor(first.nextCursor()));
+        assertThat(second.items()).hasSize(1);
+        assertThat(second.items().get(0).getId())
+                .isNotEqualTo(first.items().get(0).getId());
+    }
+
+    @Test
+    void aResentBizKeySubmitAnswersTheStoredJobAndGeneratedBizKeysAreKept() {
+        HourglassClient keyed = HourglassClient.builder()
+                .baseUrls(f.node.baseUrl())
+                .token(f.appToken)
+                .generateBizKeys(true)
+                .build();
+        JobView job = keyed.submit(new JobSubmission().setService(service).setDelayMs(3_600_000L));
+        assertThat(job.getBizKey()).startsWith("hgc-");
+        JobView again = keyed.submit(
+                new JobSubmission().setService(service).setDelayMs(7_200_000L).setBizKey(job.getBizKey()));
+        assertThat(again.getId()).isEqualTo(job.getId());
+        assertThat(again.getFireAt()).isEqualTo(job.getFireAt());
     }
 }
