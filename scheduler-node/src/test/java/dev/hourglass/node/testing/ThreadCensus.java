@@ -18,7 +18,9 @@ import org.junit.platform.launcher.TestIdentifier;
  * by name (digits dropped) and the CPU it has used so far. The integration-test classes of a phase
  * share a JVM (two JVMs in the phases that run two at a time) and two cores: a class that leaves
  * threads running (a node, a broker, a client not closed) makes every later class slower and its
- * timing bounds flaky, and this is where that shows.
+ * timing bounds flaky, and this is where that shows. The machine's busy CPU time so far (all
+ * processes: the nodes, MariaDB and brokers a class starts in processes of their own included) tells,
+ * line to line, how much of the two cores a class kept busy, which decides the phase it can run in.
  */
 public final class ThreadCensus implements TestExecutionListener {
     private final Path file =
@@ -45,13 +47,28 @@ public final class ThreadCensus implements TestExecutionListener {
                 .map(e -> e.getValue() + " " + e.getKey())
                 .collect(Collectors.joining(", "));
         String line = String.format(
-                "%s %s: %d threads, JVM CPU %s; %s%n",
-                java.time.Instant.now(), source.getClassName(), threads, cpu, top);
+                "%s %s: %d threads, JVM CPU %s, machine busy %s; %s%n",
+                java.time.Instant.now(), source.getClassName(), threads, cpu, machineBusy(), top);
         try {
             Files.createDirectories(file.getParent());
             Files.writeString(file, line, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         } catch (IOException e) {
             // a census line lost fails no test
+        }
+    }
+
+    /** Busy CPU seconds of the whole machine since boot, from the first line of /proc/stat (Linux). */
+    private static String machineBusy() {
+        try {
+            String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+            long total = 0;
+            for (int i = 1; i < f.length; i++) {
+                total += Long.parseLong(f[i]);
+            }
+            long idle = Long.parseLong(f[4]) + Long.parseLong(f[5]); // idle, iowait
+            return (total - idle) / 100 + " s"; // USER_HZ is 100 on Linux
+        } catch (IOException | RuntimeException e) {
+            return "?";
         }
     }
 }
