@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.hourglass.node.testing.ApiClient.Answer;
 import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.RunsPaired;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -25,6 +26,9 @@ import org.junit.jupiter.api.Test;
  * connection taken by requests waiting on a lock (an API flood), the node is still READY, because
  * readiness asks the database on the probe's own connection.
  */
+// paired: alone it kept 10% of the two cores; its bounds are seconds for what takes milliseconds (machine CPU in the
+// thread census, 2026-11-27)
+@RunsPaired
 class ReadinessIT {
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();

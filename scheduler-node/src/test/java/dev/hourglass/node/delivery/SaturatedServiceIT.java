@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.hourglass.node.testing.CallbackReceiver.Received;
 import dev.hourglass.node.testing.CallbackReceiver.Reply;
 import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.RunsPaired;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +21,8 @@ import org.junit.jupiter.api.Test;
  * job must come back into memory, in due order, and not wait — while later jobs of its service fire
  * — until the service is no longer full (under a steady overload, until it expires).
  */
+// paired: alone it kept 13% of the two cores, and its bound is 10 s (machine CPU in the thread census, 2026-11-27)
+@RunsPaired
 class SaturatedServiceIT {
     NodeFixture f;
 

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.hourglass.api.CallbackRequest;
 import dev.hourglass.api.CallbackResult;
 import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.RunsPaired;
 import dev.hourglass.sdk.dubbo.CallbackExporter;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -30,6 +31,9 @@ import org.junit.jupiter.api.TestInstance;
  * retryAfterMs), FAIL, an exception (RETRY) and no answer within the timeout (TIMEOUT, retried).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+// paired: alone it kept 27% of the two cores; its timeouts are seconds for round trips of milliseconds (machine CPU in
+// the thread census, 2026-11-27)
+@RunsPaired
 class DubboCallbackIT {
     DubboNode hg;
     CallbackExporter shop;
