@@ -211,6 +211,14 @@ final class AttemptSender {
         jobIds.forEach(id -> claiming.merge(id, 1, Integer::sum));
     }
 
+    /**
+     * Whether a claim of this node has the job in hand: a re-read must not offer it again, or
+     * the next claim would wait on the first one's row locks (see {@link WindowLoader#catchUp}).
+     */
+    boolean isBeingClaimed(long jobId) {
+        return claiming.containsKey(jobId);
+    }
+
     /** Their claims committed and every claimed attempt was {@link #accept}ed (or they failed). */
     void claimsTaken(List<Long> jobIds) {
         jobIds.forEach(id -> claiming.computeIfPresent(id, (k, rounds) -> rounds == 1 ? null : rounds - 1));

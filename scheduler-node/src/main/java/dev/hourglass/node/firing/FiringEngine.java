@@ -145,7 +145,7 @@ public final class FiringEngine implements FiringControl {
                 clock,
                 settings,
                 capacity::parked,
-                capacity::isParked,
+                this::heldOutsideIndex,
                 () -> capacity.saturated(WindowLoader.MAX_SKIPPED_SERVICES),
                 catalog::pausedServiceKeys,
                 catalog::pulledServiceKeys,
@@ -175,6 +175,11 @@ public final class FiringEngine implements FiringControl {
                 settings.claimBatch());
         this.ownedBefore = Set.copyOf(shards.current());
         shards.onChange(this::shardsChanged);
+    }
+
+    /** Parked at a full service, or in a claim under way: a re-read leaves it where it is. */
+    private boolean heldOutsideIndex(IndexEntry entry) {
+        return capacity.isParked(entry) || sender.isBeingClaimed(entry.jobId());
     }
 
     /**
@@ -485,14 +490,25 @@ public final class FiringEngine implements FiringControl {
             }
             List<IndexEntry> ready = capacity.admit(owned);
             if (!ready.isEmpty()) {
-                run.claims().execute(() -> {
-                    try {
-                        claimAndFire(ready);
-                    } finally {
-                        releaseClaimSlot();
+                List<Long> ids = new ArrayList<>(ready.size());
+                ready.forEach(e -> ids.add(e.jobId()));
+                // marked before the hand-over: a re-read meanwhile must not offer them again (see heldOutsideIndex)
+                sender.claiming(ids);
+                try {
+                    run.claims().execute(() -> {
+                        try {
+                            claimAndFire(ready, ids);
+                        } finally {
+                            sender.claimsTaken(ids);
+                            releaseClaimSlot();
+                        }
+                    });
+                    handedOver = true;
+                } finally {
+                    if (!handedOver) {
+                        sender.claimsTaken(ids);
                     }
-                });
-                handedOver = true;
+                }
             }
         } finally {
             if (!handedOver) {
@@ -535,7 +551,7 @@ public final class FiringEngine implements FiringControl {
         }
     }
 
-    private void claimAndFire(List<IndexEntry> ready) {
+    private void claimAndFire(List<IndexEntry> ready, List<Long> ids) {
         if (!shards.leaseHeld()) { // lapsed since the firing loop looked (a freeze, a slow slot)
             for (IndexEntry entry : ready) {
                 capacity.release(entry.serviceKey());
@@ -543,14 +559,7 @@ public final class FiringEngine implements FiringControl {
             }
             return;
         }
-        List<Long> ids = new ArrayList<>(ready.size());
-        ready.forEach(e -> ids.add(e.jobId()));
-        sender.claiming(ids);
-        try {
-            claimAndAccept(ready, ids);
-        } finally {
-            sender.claimsTaken(ids);
-        }
+        claimAndAccept(ready, ids);
     }
 
     private void claimAndAccept(List<IndexEntry> ready, List<Long> ids) {

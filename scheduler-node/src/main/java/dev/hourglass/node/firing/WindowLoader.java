@@ -76,7 +76,7 @@ public final class WindowLoader {
     /**
      * @param heldOutsideIndex due jobs held in memory outside the index (parked while their service
      *     is full); they count against the index's capacity, so memory stays bounded by it
-     * @param heldOutside whether a job is held outside the index (parked): catch-up leaves it there
+     * @param heldOutside whether a job is held outside the index (parked, or in a claim under way): catch-up leaves it there
      * @param saturatedServices services with jobs parked: catch-up does not read more of theirs
      * @param pausedServices paused services: catch-up does not read their jobs (they wait in the
      *     database until the resume, which runs a catch-up)
@@ -244,8 +244,12 @@ public final class WindowLoader {
     /**
      * Re-reads the jobs due before now + one sweep interval and puts them in memory at their stored
      * due time: adds those memory misses, and moves those memory holds at another time (a job
-     * rescheduled earlier through another node). Leaves alone what is parked, and does not read the
-     * services that have jobs parked.
+     * rescheduled earlier through another node). Leaves alone what is held outside memory: parked,
+     * or in a claim under way. A job a claim holds is still DELAYED in the database until that claim
+     * commits; offered again, it went into the next claim, which waited on the first one's row
+     * locks. With the first claim waiting on a row a node cut off the database held locked (until
+     * the link healed), each re-read after a hand-off put another claimer behind it, until all of
+     * the node's claimers waited and it fired nothing (PartitionIT, docs/cluster.md).
      */
     public synchronized int catchUp() {
         List<Integer> owned = shards.current();

@@ -173,11 +173,12 @@ class PartitionIT {
      * its deadline (5 s) and is retried after the backoff (1 s). The exception: rows that a
      * transaction of c held locked when the link went silent stay locked until the heal (or the
      * server's idle-transaction limit, 20 s on MariaDB), and the others' claims and sweeps of those
-     * rows wait as long. A waiting claim holds its claimer: once, in a clean-clone run, such rows
-     * held every claimer of a node and 78 jobs of its shards waited for the heal (docs/cluster.md,
-     * "Network partitions"; the failure message says who sent the late jobs and what waited in the
-     * database). Without the step back, every job of c's shards due during the cut waited for the
-     * heal (about 200 here).
+     * rows wait as long: one claimer and its batch. Before the catch-up re-reads left alone the jobs
+     * a claim had in hand, each re-read put another claimer behind that one, and twice in
+     * clean-clone runs every claimer of a node waited: 78 and 84 jobs of its shards waited for the
+     * heal (docs/cluster.md, "Network partitions"; a failure says who sent the late jobs and what
+     * waited in the database). Without the step back, every job of c's shards due during the cut
+     * waited for the heal (about 200 here).
      */
     @Test
     void oneNodeCutOffItsDatabase() throws Exception {

@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * and every operation can be observed. Nothing in it blocks or waits: an engine test runs every
  * task on its own thread, on a manual clock.
  */
-final class FakeJobStore implements AttemptStore {
+class FakeJobStore implements AttemptStore {
     final Map<Long, Job> jobs = new ConcurrentHashMap<>();
     final List<AttemptResult> results = new CopyOnWriteArrayList<>();
     final List<AttemptResult> quarantined = new CopyOnWriteArrayList<>();
