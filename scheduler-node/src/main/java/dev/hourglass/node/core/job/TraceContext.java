@@ -56,15 +56,10 @@ public record TraceContext(String traceparent, String tracestate) {
         return out;
     }
 
-    /** The attributes that hold it: none, one or two. */
+    /** The attributes that hold it: the {@link #headers()}, each under Hourglass's own prefix. */
     public Map<String, String> attributes() {
         Map<String, String> out = new LinkedHashMap<>();
-        if (traceparent != null) {
-            out.put(TRACEPARENT_ATTRIBUTE, traceparent);
-            if (tracestate != null && !tracestate.isEmpty()) {
-                out.put(TRACESTATE_ATTRIBUTE, tracestate);
-            }
-        }
+        headers().forEach((name, value) -> out.put(Names.RESERVED_ATTRIBUTE_PREFIX + name, value));
         return out;
     }
 }
