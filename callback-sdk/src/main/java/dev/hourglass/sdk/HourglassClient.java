@@ -80,6 +80,7 @@ public final class HourglassClient {
     private final boolean generateBizKeys;
     private final Retry repeatable;
     private final Retry once;
+    private final ClientObserver observer;
 
     private HourglassClient(Builder b) {
         if (b.baseUrls.isEmpty()) {
@@ -97,6 +98,7 @@ public final class HourglassClient {
         this.timeout = b.requestTimeout;
         this.json = b.objectMapper;
         this.generateBizKeys = b.generateBizKeys;
+        this.observer = b.observer;
         HttpClient.Builder http =
                 HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(b.connectTimeout);
         if (b.sslContext != null) {
@@ -131,6 +133,7 @@ public final class HourglassClient {
         private ObjectMapper objectMapper = new ObjectMapper();
         private RetryRule retries = RetryRule.DEFAULT;
         private boolean generateBizKeys;
+        private ClientObserver observer = ClientObserver.NONE;
 
         private Builder() {}
 
@@ -217,6 +220,12 @@ public final class HourglassClient {
             return this;
         }
 
+        /** Told of every call when it ends: its operation, time, sends and outcome (metrics). */
+        public Builder observer(ClientObserver observer) {
+            this.observer = java.util.Objects.requireNonNull(observer, "observer");
+            return this;
+        }
+
         /** The client. */
         public HourglassClient build() {
             return new HourglassClient(this);
@@ -238,7 +247,7 @@ public final class HourglassClient {
     /** {@link #submit}, without waiting. */
     public CompletableFuture<JobView> submitAsync(JobSubmission job) {
         ObjectNode body = submissionJson(job);
-        return call(body.hasNonNull("bizKey"), "POST", "api/v1/jobs", body, timeout)
+        return call("submit", body.hasNonNull("bizKey"), "POST", "api/v1/jobs", body, timeout)
                 .thenApply(HourglassClient::jobView);
     }
 
@@ -261,11 +270,12 @@ public final class HourglassClient {
             everyOneKeyed &= item.hasNonNull("bizKey");
             items.add(item);
         }
-        return call(everyOneKeyed, "POST", "api/v1/jobs/batch", body, timeout).thenApply(answer -> {
-            List<BatchItemResult> results = new ArrayList<>();
-            answer.path("results").forEach(r -> results.add(batchItem(r)));
-            return results;
-        });
+        return call("submitBatch", everyOneKeyed, "POST", "api/v1/jobs/batch", body, timeout)
+                .thenApply(answer -> {
+                    List<BatchItemResult> results = new ArrayList<>();
+                    answer.path("results").forEach(r -> results.add(batchItem(r)));
+                    return results;
+                });
     }
 
     /** One job of the token's app by id, live or final; {@code NOT_FOUND} when there is none. */
@@ -275,7 +285,7 @@ public final class HourglassClient {
 
     /** {@link #get}, without waiting. */
     public CompletableFuture<JobView> getAsync(String jobId) {
-        return call(true, "GET", "api/v1/jobs/" + jobId, null, timeout).thenApply(HourglassClient::jobView);
+        return call("get", true, "GET", "api/v1/jobs/" + jobId, null, timeout).thenApply(HourglassClient::jobView);
     }
 
     /** The app's job with this bizKey, live or final, if there is one. */
@@ -291,17 +301,18 @@ public final class HourglassClient {
 
     /** {@link #search}, without waiting. */
     public CompletableFuture<JobPage> searchAsync(JobSearch search) {
-        return call(true, "GET", "api/v1/jobs" + search.query(), null, timeout).thenApply(answer -> {
-            List<JobView> jobs = new ArrayList<>();
-            answer.path("items").forEach(item -> jobs.add(jobView(item)));
-            JsonNode next = answer.path("nextCursor");
-            return new JobPage(jobs, next.isTextual() ? next.asText() : null);
-        });
+        return call("search", true, "GET", "api/v1/jobs" + search.query(), null, timeout)
+                .thenApply(answer -> {
+                    List<JobView> jobs = new ArrayList<>();
+                    answer.path("items").forEach(item -> jobs.add(jobView(item)));
+                    JsonNode next = answer.path("nextCursor");
+                    return new JobPage(jobs, next.isTextual() ? next.asText() : null);
+                });
     }
 
     /** The job's attempts, oldest first: who sent each, when, how late, and how it ended. */
     public List<ExecutionView> executions(String jobId) {
-        return join(call(true, "GET", "api/v1/jobs/" + jobId + "/executions", null, timeout)
+        return join(call("executions", true, "GET", "api/v1/jobs/" + jobId + "/executions", null, timeout)
                 .thenApply(answer -> {
                     List<ExecutionView> attempts = new ArrayList<>();
                     answer.path("items").forEach(item -> attempts.add(execution(item)));
@@ -327,17 +338,19 @@ public final class HourglassClient {
         if (change.getAttributes() != null) {
             body.set("attributes", json.valueToTree(change.getAttributes()));
         }
-        return join(call(false, "PATCH", "api/v1/jobs/" + jobId, body, timeout).thenApply(HourglassClient::jobView));
+        return join(call("reschedule", false, "PATCH", "api/v1/jobs/" + jobId, body, timeout)
+                .thenApply(HourglassClient::jobView));
     }
 
     /** Cancels a DELAYED or RUNNING job (see docs/api.md for an attempt already under way); the job, CANCELED. */
     public JobView cancel(String jobId) {
-        return join(call(false, "DELETE", "api/v1/jobs/" + jobId, null, timeout).thenApply(HourglassClient::jobView));
+        return join(call("cancel", false, "DELETE", "api/v1/jobs/" + jobId, null, timeout)
+                .thenApply(HourglassClient::jobView));
     }
 
     /** Fires a DELAYED job now. */
     public JobView fireNow(String jobId) {
-        return join(call(false, "POST", "api/v1/jobs/" + jobId + "/fire", null, timeout)
+        return join(call("fireNow", false, "POST", "api/v1/jobs/" + jobId + "/fire", null, timeout)
                 .thenApply(HourglassClient::jobView));
     }
 
@@ -350,14 +363,14 @@ public final class HourglassClient {
         if (fireAt != null) {
             body.put("fireAt", fireAt.toEpochMilli());
         }
-        return join(call(false, "POST", "api/v1/jobs/" + jobId + "/retry", body, timeout)
+        return join(call("retry", false, "POST", "api/v1/jobs/" + jobId + "/retry", body, timeout)
                 .thenApply(HourglassClient::jobView));
     }
 
     /** The result of the current attempt ({@code report.getJobId()} is not read: {@code jobId} names the job). */
     public JobView reportResult(String jobId, ResultReport report) {
         ObjectNode body = resultJson(report);
-        return join(call(false, "POST", "api/v1/jobs/" + jobId + "/result", body, timeout)
+        return join(call("reportResult", false, "POST", "api/v1/jobs/" + jobId + "/result", body, timeout)
                 .thenApply(HourglassClient::jobView));
     }
 
@@ -388,11 +401,12 @@ public final class HourglassClient {
             callTimeout = timeout.plusMillis(Math.max(0, request.getWaitMs()));
         }
         // a reservation whose answer was lost costs its TTR: not sent again unless refused or unsent
-        return call(false, "POST", "api/v1/reserve", body, callTimeout).thenApply(answer -> {
-            List<Reservation> reservations = new ArrayList<>();
-            answer.path("items").forEach(item -> reservations.add(reservation(item)));
-            return reservations;
-        });
+        return call("reserve", false, "POST", "api/v1/reserve", body, callTimeout)
+                .thenApply(answer -> {
+                    List<Reservation> reservations = new ArrayList<>();
+                    answer.path("items").forEach(item -> reservations.add(reservation(item)));
+                    return reservations;
+                });
     }
 
     /**
@@ -411,11 +425,12 @@ public final class HourglassClient {
         for (ResultReport report : results) {
             items.addObject().put("jobId", report.getJobId()).setAll(resultJson(report));
         }
-        return call(false, "POST", "api/v1/results", body, timeout).thenApply(answer -> {
-            List<ResultAnswer> answers = new ArrayList<>();
-            answer.path("results").forEach(a -> answers.add(resultAnswer(a)));
-            return answers;
-        });
+        return call("reportResults", false, "POST", "api/v1/results", body, timeout)
+                .thenApply(answer -> {
+                    List<ResultAnswer> answers = new ArrayList<>();
+                    answer.path("results").forEach(a -> answers.add(resultAnswer(a)));
+                    return answers;
+                });
     }
 
     /**
@@ -430,8 +445,34 @@ public final class HourglassClient {
     /** {@link #touch}, without waiting. */
     public CompletableFuture<Reservation> touchAsync(String jobId, int attempt, long ttrMs) {
         ObjectNode body = json.createObjectNode().put("attempt", attempt).put("ttrMs", ttrMs);
-        return call(false, "POST", "api/v1/jobs/" + jobId + "/touch", body, timeout)
+        return call("touch", false, "POST", "api/v1/jobs/" + jobId + "/touch", body, timeout)
                 .thenApply(HourglassClient::reservation);
+    }
+
+    /**
+     * Whether the node this client calls now answers {@code GET /health/ready} with 200 within
+     * {@code within} (no token, no retry, no other address tried): false when it does not, or
+     * cannot be reached. For health checks; a call's own failure says more about that call.
+     */
+    public boolean nodeReady(Duration within) {
+        URI base = bases.get(Math.floorMod(preferred.get(), bases.size()));
+        HttpRequest request = HttpRequest.newBuilder(base.resolve("health/ready"))
+                .timeout(within)
+                .GET()
+                .build();
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** The base URL this client calls now: the first, or the one it moved on to after a failure. */
+    public String currentBaseUrl() {
+        return bases.get(Math.floorMod(preferred.get(), bases.size())).toString();
     }
 
     /** {@code value} as a job's payload (JSON text), through this client's {@link ObjectMapper}. */
@@ -526,12 +567,29 @@ public final class HourglassClient {
      * repeatable} says whether sending it twice is harmless.
      */
     private CompletableFuture<JsonNode> call(
-            boolean repeatable, String method, String path, JsonNode body, Duration callTimeout) {
+            String operation, boolean repeatable, String method, String path, JsonNode body, Duration callTimeout) {
         Retry retry = repeatable ? this.repeatable : once;
-        return Retry.decorateCompletionStage(
-                        retry, RetryTimer.INSTANCE, () -> sendOnce(method, path, body, callTimeout))
+        long started = System.nanoTime();
+        AtomicInteger sends = new AtomicInteger();
+        CompletableFuture<JsonNode> answer = Retry.decorateCompletionStage(retry, RetryTimer.INSTANCE, () -> {
+                    sends.incrementAndGet();
+                    return sendOnce(method, path, body, callTimeout);
+                })
                 .get()
                 .toCompletableFuture();
+        if (observer == ClientObserver.NONE) {
+            return answer;
+        }
+        return answer.whenComplete((ok, error) -> observer.callEnded(
+                operation,
+                Duration.ofNanos(System.nanoTime() - started),
+                sends.get(),
+                error == null ? null : codeOf(error)));
+    }
+
+    /** The API error code a failed call ends with; anything but a refusal is an unknown outcome. */
+    private static ErrorCode codeOf(Throwable error) {
+        return RetryRule.unwrap(error) instanceof HourglassException e ? e.code() : ErrorCode.INTERNAL;
     }
 
     private CompletableFuture<JsonNode> sendOnce(String method, String path, JsonNode body, Duration callTimeout) {

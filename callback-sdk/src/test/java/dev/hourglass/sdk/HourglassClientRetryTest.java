@@ -277,4 +277,44 @@ class HourglassClientRetryTest {
                 .isEqualTo("a b"));
         assertThat(page.nextCursor()).isEqualTo("c1");
     }
+
+    /** What an observer is told of each call: the operation, how often it was sent, its outcome. */
+    record Observed(String operation, int sends, ErrorCode failure) {}
+
+    @Test
+    void theObserverIsToldOfEachCallItsSendsAndItsOutcome() {
+        List<Observed> observed = Collections.synchronizedList(new ArrayList<>());
+        HourglassClient hourglass = client().observer((operation, took, sends, failure) -> {
+                    assertThat(took).isPositive();
+                    observed.add(new Observed(operation, sends, failure));
+                })
+                .build();
+        then(error(503, "UNAVAILABLE", null), new Answer(201, job("\"order-42\""), null));
+        hourglass.submit(submission().setBizKey("order-42"));
+        then(error(404, "NOT_FOUND", null));
+        assertThatThrownBy(() -> hourglass.get("8")).isInstanceOf(HourglassException.class);
+
+        assertThat(observed)
+                .containsExactly(new Observed("submit", 2, null), new Observed("get", 1, ErrorCode.NOT_FOUND));
+    }
+
+    @Test
+    void nodeReadyAsksTheNodesHealthEndpoint() throws IOException {
+        HourglassClient hourglass = client().build();
+        assertThat(hourglass.nodeReady(Duration.ofSeconds(2))).isTrue();
+        assertThat(requests).containsExactly("GET /health/ready ");
+        then(error(503, "UNAVAILABLE", null));
+        assertThat(hourglass.nodeReady(Duration.ofSeconds(2))).isFalse();
+
+        int closed;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closed = s.getLocalPort();
+        }
+        HourglassClient nobody = HourglassClient.builder()
+                .baseUrls("http://127.0.0.1:" + closed)
+                .token("hg_test")
+                .build();
+        assertThat(nobody.nodeReady(Duration.ofSeconds(2))).isFalse();
+        assertThat(nobody.currentBaseUrl()).isEqualTo("http://127.0.0.1:" + closed + "/");
+    }
 }

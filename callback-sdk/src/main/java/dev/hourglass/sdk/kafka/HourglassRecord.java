@@ -38,8 +38,11 @@ public record HourglassRecord(
 
     private static final String ATTRIBUTE = "hourglass-attr-";
 
-    /** Reads a record Hourglass published; IllegalArgumentException when it is not one. */
-    public static HourglassRecord from(ConsumerRecord<?, byte[]> record) {
+    /**
+     * Reads a record Hourglass published; IllegalArgumentException when it is not one. The value is
+     * taken as the consumer's deserializer gave it: bytes, or text (read as UTF-8).
+     */
+    public static HourglassRecord from(ConsumerRecord<?, ?> record) {
         Map<String, String> attributes = new LinkedHashMap<>();
         for (Header h : record.headers()) {
             if (h.key().startsWith(ATTRIBUTE)) {
@@ -55,7 +58,18 @@ public record HourglassRecord(
                 Instant.ofEpochMilli(Long.parseLong(required(record, "hourglass-fire-at"))),
                 Instant.ofEpochMilli(Long.parseLong(required(record, "hourglass-fired-at"))),
                 Map.copyOf(attributes),
-                record.value());
+                bytes(record.value()));
+    }
+
+    private static byte[] bytes(Object value) {
+        if (value == null || value instanceof byte[]) {
+            return (byte[]) value;
+        }
+        if (value instanceof String text) {
+            return text.getBytes(StandardCharsets.UTF_8);
+        }
+        throw new IllegalArgumentException("a Hourglass record's value is read as byte[] or String, not "
+                + value.getClass().getName() + ": use the ByteArray or String deserializer");
     }
 
     public String valueAsString() {

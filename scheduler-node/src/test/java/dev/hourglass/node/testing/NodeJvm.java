@@ -33,9 +33,17 @@ import java.util.stream.Stream;
  * nodes at the same time. JDK 17 cannot archive classes from directories, hence the jar.
  */
 final class NodeJvm {
-    private static final Path JAR = Path.of("target", "hourglass-node.jar").toAbsolutePath();
-    private static final Path CLASSES = Path.of("target", "classes");
-    private static final Path ARCHIVES = Path.of("target", "node-cds").toAbsolutePath();
+    /**
+     * scheduler-node's directory: the working directory of its own tests, named by the system
+     * property {@code hourglass.node.module} in another module's (the Spring Boot starter's).
+     */
+    private static final Path MODULE = Path.of(System.getProperty("hourglass.node.module", ""));
+
+    private static final Path JAR =
+            MODULE.resolve("target").resolve("hourglass-node.jar").toAbsolutePath();
+    private static final Path CLASSES = MODULE.resolve("target").resolve("classes");
+    private static final Path ARCHIVES =
+            MODULE.resolve("target").resolve("node-cds").toAbsolutePath();
 
     private static List<String> options;
 
