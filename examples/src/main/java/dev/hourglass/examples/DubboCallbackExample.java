@@ -5,10 +5,14 @@ import dev.hourglass.sdk.dubbo.CallbackExporter;
 
 /**
  * A DUBBO service's receiver: {@code java ... DubboCallbackExample zookeeper://127.0.0.1:2181}, then
- * {@code PUT /api/v1/services/close-order {"protocol":"DUBBO","dubboGroup":"shop","dubboVersion":"1.0"}}.
+ * {@code PUT /api/v1/services/close-order {"protocol":"DUBBO","dubboGroup":"shop","dubboVersion":"1.0"}};
+ * or without a registry ({@code DubboCallbackExample none 20890}, e.g. beside a standalone node),
+ * with {@code "url":"dubbo://127.0.0.1:20890"} in the service as well.
  */
 public final class DubboCallbackExample {
     public static void main(String[] args) throws Exception {
+        String registry = args.length > 0 && !args[0].equals("none") ? args[0] : null;
+        int port = args.length > 1 ? Integer.parseInt(args[1]) : 20890;
         CallbackExporter exporter = CallbackExporter.of(request -> {
                     System.out.printf(
                             "closing order %s (attempt %d): %s%n",
@@ -17,10 +21,11 @@ public final class DubboCallbackExample {
                 })
                 .group("shop")
                 .version("1.0")
-                .registry(args[0])
+                .registry(registry)
                 .host("127.0.0.1")
-                .port(20890)
+                .port(port)
                 .start();
+        System.out.println("exported at " + exporter.url());
         Runtime.getRuntime().addShutdownHook(new Thread(exporter::close));
         Thread.currentThread().join();
     }

@@ -16,7 +16,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 public final class KafkaConsumerExample {
     public static void main(String[] args) {
         HourglassClient hourglass = HourglassClient.create(args[2], args[3]);
-        Map<String, Object> config = Map.of("bootstrap.servers", args[0], "group.id", "order-closer");
+        // earliest: a group's first start reads the jobs published before it joined, not only later ones
+        Map<String, Object> config =
+                Map.of("bootstrap.servers", args[0], "group.id", "order-closer", "auto.offset.reset", "earliest");
         try (var consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             consumer.subscribe(List.of(args[1]));
             while (true) {
