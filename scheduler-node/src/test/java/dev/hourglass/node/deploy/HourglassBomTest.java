@@ -36,7 +36,21 @@ class HourglassBomTest {
             assertThat(text(d, "version")).isEqualTo("${project.version}");
             managed.add(text(d, "groupId") + ":" + text(d, "artifactId"));
         }
-        assertThat(managed).containsExactlyInAnyOrder("dev.hourglass:scheduler-api", "dev.hourglass:callback-sdk");
+        assertThat(managed)
+                .containsExactlyInAnyOrder(
+                        "dev.hourglass:scheduler-api",
+                        "dev.hourglass:callback-sdk",
+                        "dev.hourglass:hourglass-spring-boot-starter");
+        for (String metadata : List.of("url", "description")) {
+            assertThat(text(bom.getDocumentElement(), metadata)).as(metadata).isNotBlank();
+            assertThat(text(parent.getDocumentElement(), metadata)).as(metadata).isNotBlank();
+        }
+        assertThat(text(bom.getDocumentElement(), "url")).isEqualTo(text(parent.getDocumentElement(), "url"));
+        Element parentScm = (Element) parent.getElementsByTagName("scm").item(0);
+        Element bomScm = (Element) bom.getElementsByTagName("scm").item(0);
+        for (String scm : List.of("url", "connection", "developerConnection")) {
+            assertThat(text(bomScm, scm)).as("scm " + scm).isNotBlank().isEqualTo(text(parentScm, scm));
+        }
         assertThat(Files.readString(ROOT.resolve("pom.xml"))).contains("<module>hourglass-bom</module>");
         assertThat(ROOT.resolve("LICENSE")).exists();
         assertThat(Files.readString(ROOT.resolve("LICENSE")))
