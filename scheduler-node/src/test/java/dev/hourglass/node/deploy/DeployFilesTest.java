@@ -169,20 +169,48 @@ class DeployFilesTest {
         Files.writeString(
                 config, (String) map(byKind.get("ConfigMap").get("data")).get("hourglass.yaml"));
         Map<String, Object> secretData = map(byKind.get("Secret").get("stringData"));
-        NodeConfig node = ConfigLoader.load(
-                config,
-                Map.of(
-                        "HOURGLASS_DB_PASSWORD", (String) secretData.get("db-password"),
-                        "HOURGLASS_ADMIN_TOKEN", (String) secretData.get("admin-token"),
-                        "HOURGLASS_NODE_ID", "hourglass-0"));
-        assertThat(node.isStandalone()).isFalse();
-
         Map<String, Object> podSpec = map(
                 map(map(byKind.get("StatefulSet").get("spec")).get("template")).get("spec"));
+        Map<String, Object> container = map(list(podSpec.get("containers")).get(0));
+
+        // the secrets reach the node as files of the mounted Secret: each *_FILE variable names
+        // one of its keys, written here where the kubelet would put it
+        String secretVolume = list(podSpec.get("volumes")).stream()
+                .map(DeployFilesTest::map)
+                .filter(v -> v.containsKey("secret"))
+                .filter(v -> "hourglass-secrets".equals(map(v.get("secret")).get("secretName")))
+                .map(v -> (String) v.get("name"))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("the Secret is mounted as a volume"));
+        String secretDir = list(container.get("volumeMounts")).stream()
+                .map(DeployFilesTest::map)
+                .filter(m -> secretVolume.equals(m.get("name")))
+                .map(m -> (String) m.get("mountPath"))
+                .findFirst()
+                .orElseThrow();
+        Map<String, String> environment = new java.util.HashMap<>(Map.of("HOURGLASS_NODE_ID", "hourglass-0"));
+        for (Object e : list(container.get("env"))) {
+            String name = (String) map(e).get("name");
+            String value = (String) map(e).get("value");
+            assertThat(name)
+                    .as("secrets are passed as files, never as values")
+                    .isNotIn("HOURGLASS_DB_PASSWORD", "HOURGLASS_ADMIN_TOKEN");
+            if (name.endsWith("_FILE")) {
+                assertThat(value).startsWith(secretDir + "/");
+                String key = value.substring(secretDir.length() + 1);
+                assertThat(secretData).as("the Secret has the key " + key).containsKey(key);
+                Path file = Files.writeString(tmp.resolve(key), (String) secretData.get(key));
+                environment.put(name, file.toString());
+            }
+        }
+        assertThat(environment).containsKeys("HOURGLASS_DB_PASSWORD_FILE", "HOURGLASS_ADMIN_TOKEN_FILE");
+        NodeConfig node = ConfigLoader.load(config, environment);
+        assertThat(node.isStandalone()).isFalse();
+        assertThat(node.adminToken).isEqualTo(secretData.get("admin-token"));
+        assertThat(node.database.password).isEqualTo(secretData.get("db-password"));
         assertThat(((Number) podSpec.get("terminationGracePeriodSeconds")).longValue() * 1_000)
                 .as("terminationGracePeriodSeconds covers the node's graceful stop")
                 .isGreaterThan(stopNeedsMs(node));
-        Map<String, Object> container = map(list(podSpec.get("containers")).get(0));
         assertPinned((String) container.get("image"));
         Set<String> served = servedPaths();
         assertThat(container).containsKey("startupProbe");
@@ -200,7 +228,8 @@ class DeployFilesTest {
         for (Object e : list(container.get("env"))) {
             String name = (String) map(e).get("name");
             if (name.startsWith("HOURGLASS_")) {
-                assertThat(KNOWN_VARIABLES).as("the node reads " + name).contains(name);
+                String variable = name.endsWith("_FILE") ? name.substring(0, name.length() - "_FILE".length()) : name;
+                assertThat(KNOWN_VARIABLES).as("the node reads " + name).contains(variable);
             }
         }
         assertThat(map(podSpec.get("securityContext")).get("runAsNonRoot")).isEqualTo(true);
