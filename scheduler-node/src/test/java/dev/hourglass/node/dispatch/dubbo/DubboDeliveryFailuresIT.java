@@ -7,6 +7,7 @@ import dev.hourglass.api.JobState;
 import dev.hourglass.node.core.job.AttemptOutcome;
 import dev.hourglass.node.core.job.Backoff;
 import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.job.TraceContext;
 import dev.hourglass.node.core.port.Delivery;
 import dev.hourglass.node.core.port.DeliveryResult;
 import dev.hourglass.node.core.service.AckMode;
@@ -23,6 +24,7 @@ import java.net.Socket;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.dubbo.rpc.RpcContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -114,11 +116,48 @@ class DubboDeliveryFailuresIT {
         }
     }
 
+    @Test
+    void aJobWithoutATraceSendsNoneEvenWhenItsThreadHoldsAnother() throws Exception {
+        int port = freePort();
+        Map<String, String> sawTraceparent = new java.util.concurrent.ConcurrentHashMap<>();
+        CallbackExporter provider = CallbackExporter.of(request -> {
+                    String t = RpcContext.getServerAttachment().getAttachment(TraceContext.TRACEPARENT);
+                    sawTraceparent.put(request.getPayload(), t == null ? "none" : t);
+                    return CallbackResult.success();
+                })
+                .group("traces")
+                .version("1.0")
+                .host("127.0.0.1")
+                .port(port)
+                .start();
+        try {
+            String url = "dubbo://127.0.0.1:" + port;
+            String parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+            String stale = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+
+            // what another call left on this thread, as instrumentation may
+            RpcContext.getClientAttachment().setAttachment(TraceContext.TRACEPARENT, stale);
+            deliver("traces", url, 5_000, "{\"n\":1}", Map.of());
+            RpcContext.getClientAttachment().setAttachment(TraceContext.TRACEPARENT, stale);
+            deliver("traces", url, 5_000, "{\"n\":2}", Map.of(TraceContext.TRACEPARENT_ATTRIBUTE, parent));
+
+            assertThat(sawTraceparent).containsEntry("{\"n\":1}", "none").containsEntry("{\"n\":2}", parent);
+        } finally {
+            RpcContext.getClientAttachment().removeAttachment(TraceContext.TRACEPARENT);
+            provider.close();
+        }
+    }
+
     private DeliveryResult deliver(String group, String url, long timeoutMs) throws Exception {
         return deliver(group, url, timeoutMs, "{}");
     }
 
     private DeliveryResult deliver(String group, String url, long timeoutMs, String payload) throws Exception {
+        return deliver(group, url, timeoutMs, payload, Map.of());
+    }
+
+    private DeliveryResult deliver(
+            String group, String url, long timeoutMs, String payload, Map<String, String> attributes) throws Exception {
         ServiceDefinition service = new ServiceDefinition(
                 "app",
                 group,
@@ -152,7 +191,7 @@ class DubboDeliveryFailuresIT {
                 timeoutMs,
                 null,
                 payload,
-                Map.of(),
+                attributes,
                 null,
                 "failures",
                 0,
