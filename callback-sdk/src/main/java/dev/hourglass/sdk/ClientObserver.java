@@ -6,7 +6,8 @@ import java.time.Duration;
 /**
  * Told of every call a {@link HourglassClient} makes, to count and time them (the Spring Boot
  * starter turns these into Micrometer meters) without the SDK depending on a metrics library.
- * Called on the thread that completes the call: keep it quick, and do not throw.
+ * Called on the thread that completes the call: keep it quick. What it throws is logged and does
+ * not change the call's outcome.
  */
 @FunctionalInterface
 public interface ClientObserver {

@@ -580,11 +580,21 @@ public final class HourglassClient {
         if (observer == ClientObserver.NONE) {
             return answer;
         }
-        return answer.whenComplete((ok, error) -> observer.callEnded(
-                operation,
-                Duration.ofNanos(System.nanoTime() - started),
-                sends.get(),
-                error == null ? null : codeOf(error)));
+        return answer.whenComplete(
+                (ok, error) -> observe(operation, Duration.ofNanos(System.nanoTime() - started), sends.get(), error));
+    }
+
+    /**
+     * Tells the observer; an observer that throws is logged and otherwise ignored: a metric must
+     * never turn a call that succeeded into a failure its caller might send again.
+     */
+    private void observe(String operation, Duration took, int sends, Throwable error) {
+        try {
+            observer.callEnded(operation, took, sends, error == null ? null : codeOf(error));
+        } catch (RuntimeException e) {
+            System.getLogger(HourglassClient.class.getName())
+                    .log(System.Logger.Level.WARNING, "the client's observer failed on " + operation, e);
+        }
     }
 
     /** The API error code a failed call ends with; anything but a refusal is an unknown outcome. */

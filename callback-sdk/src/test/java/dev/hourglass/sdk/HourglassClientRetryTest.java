@@ -299,6 +299,20 @@ class HourglassClientRetryTest {
     }
 
     @Test
+    void anObserverThatThrowsLeavesTheCallsOutcomeAlone() {
+        HourglassClient hourglass = client().observer((operation, took, sends, failure) -> {
+                    throw new IllegalStateException("a broken meter");
+                })
+                .build();
+        then(new Answer(201, job("\"order-43\""), null));
+        assertThat(hourglass.submit(submission().setBizKey("order-43")).getBizKey())
+                .isEqualTo("order-43");
+        assertThat(requests)
+                .as("sent once: the observer's failure is no reason to resend")
+                .hasSize(1);
+    }
+
+    @Test
     void nodeReadyAsksTheNodesHealthEndpoint() throws IOException {
         HourglassClient hourglass = client().build();
         assertThat(hourglass.nodeReady(Duration.ofSeconds(2))).isTrue();

@@ -43,22 +43,35 @@ public record HourglassRecord(
      * taken as the consumer's deserializer gave it: bytes, or text (read as UTF-8).
      */
     public static HourglassRecord from(ConsumerRecord<?, ?> record) {
-        Map<String, String> attributes = new LinkedHashMap<>();
+        Map<String, Object> headers = new LinkedHashMap<>();
         for (Header h : record.headers()) {
-            if (h.key().startsWith(ATTRIBUTE)) {
-                attributes.put(h.key().substring(ATTRIBUTE.length()), text(h));
-            }
+            headers.put(h.key(), h.value()); // the last of a name wins, as lastHeader
         }
+        return from(headers, record.value());
+    }
+
+    /**
+     * Reads the job from a record's headers and value as a framework hands them over (Spring
+     * Kafka's message headers, for one): each header's value as bytes or text, the value as bytes,
+     * text or null. IllegalArgumentException when the headers are not a Hourglass record's.
+     */
+    public static HourglassRecord from(Map<String, ?> headers, Object value) {
+        Map<String, String> attributes = new LinkedHashMap<>();
+        headers.forEach((name, v) -> {
+            if (name.startsWith(ATTRIBUTE) && text(v) != null) {
+                attributes.put(name.substring(ATTRIBUTE.length()), text(v));
+            }
+        });
         return new HourglassRecord(
-                required(record, "hourglass-job-id"),
-                required(record, "hourglass-app"),
-                required(record, "hourglass-service"),
-                optional(record, "hourglass-biz-key"),
-                Integer.parseInt(required(record, "hourglass-attempt")),
-                Instant.ofEpochMilli(Long.parseLong(required(record, "hourglass-fire-at"))),
-                Instant.ofEpochMilli(Long.parseLong(required(record, "hourglass-fired-at"))),
+                required(headers, "hourglass-job-id"),
+                required(headers, "hourglass-app"),
+                required(headers, "hourglass-service"),
+                text(headers.get("hourglass-biz-key")),
+                Integer.parseInt(required(headers, "hourglass-attempt")),
+                Instant.ofEpochMilli(Long.parseLong(required(headers, "hourglass-fire-at"))),
+                Instant.ofEpochMilli(Long.parseLong(required(headers, "hourglass-fired-at"))),
                 Map.copyOf(attributes),
-                bytes(record.value()));
+                bytes(value));
     }
 
     private static byte[] bytes(Object value) {
@@ -82,20 +95,18 @@ public record HourglassRecord(
                 jobId, new ResultReport().setAttempt(attempt).setStatus(status).setMessage(message));
     }
 
-    private static String required(ConsumerRecord<?, ?> record, String name) {
-        String v = optional(record, name);
+    private static String required(Map<String, ?> headers, String name) {
+        String v = text(headers.get(name));
         if (v == null) {
             throw new IllegalArgumentException("not a Hourglass record: no " + name + " header");
         }
         return v;
     }
 
-    private static String optional(ConsumerRecord<?, ?> record, String name) {
-        Header h = record.headers().lastHeader(name);
-        return h == null ? null : text(h);
-    }
-
-    private static String text(Header h) {
-        return new String(h.value(), StandardCharsets.UTF_8);
+    private static String text(Object header) {
+        if (header instanceof byte[] b) {
+            return new String(b, StandardCharsets.UTF_8);
+        }
+        return header == null ? null : header.toString();
     }
 }

@@ -8,6 +8,7 @@ import dev.hourglass.sdk.dubbo.CallbackExporter;
 import dev.hourglass.sdk.http.CallbackHandler;
 import dev.hourglass.sdk.http.CallbackServlet;
 import java.util.List;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
@@ -77,7 +78,12 @@ public class HourglassAutoConfiguration {
                             ? all.get(0)
                             : (operation, took, sends, failure) -> {
                                 for (ClientObserver o : all) {
-                                    o.callEnded(operation, took, sends, failure);
+                                    try {
+                                        o.callEnded(operation, took, sends, failure);
+                                    } catch (RuntimeException e) { // a broken one must not silence the others
+                                        LogFactory.getLog(HourglassAutoConfiguration.class)
+                                                .warn("a ClientObserver failed on " + operation, e);
+                                    }
                                 }
                             });
         }

@@ -22,7 +22,6 @@ import dev.hourglass.spring.boot.actuate.HourglassHealthIndicator;
 import dev.hourglass.spring.boot.actuate.HourglassMetricsAutoConfiguration;
 import dev.hourglass.spring.boot.actuate.MicrometerClientObserver;
 import dev.hourglass.spring.boot.kafka.HourglassKafkaAutoConfiguration;
-import dev.hourglass.spring.boot.kafka.HourglassRecordMessageConverter;
 import dev.hourglass.spring.boot.kafka.HourglassResultReporter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -45,8 +44,6 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.kafka.listener.DefaultErrorHandler;
-import org.springframework.kafka.support.converter.RecordMessageConverter;
-import org.springframework.kafka.support.converter.StringJsonMessageConverter;
 
 /** The starter's auto-configurations in minimal Spring Boot contexts: what each setting turns on. */
 @Tag("alongside") // may run beside another such class: see the parent POM's failsafe executions
@@ -261,25 +258,36 @@ class HourglassAutoConfigurationIT {
     @Test
     void kafkaListenersGetHourglassRecordsAndResultsAreReportedOnlyWhenAsked() throws IOException {
         runner.run(context -> {
-            assertThat(context).hasSingleBean(HourglassRecordMessageConverter.class);
+            assertThat(context).hasBean("hourglassKafkaListenerConfigurer");
             assertThat(context).doesNotHaveBean(HourglassResultReporter.class);
+            assertThat(context).doesNotHaveBean(DefaultErrorHandler.class);
         });
+        runner.withPropertyValues("hourglass.kafka.records=false")
+                .run(context -> assertThat(context).doesNotHaveBean("hourglassKafkaListenerConfigurer"));
         runner.withPropertyValues("hourglass.kafka.report-results=true").run(context -> assertThat(context)
                 .as("no client, nothing to report with")
                 .doesNotHaveBean(HourglassResultReporter.class));
+        String node = nobody();
         runner.withPropertyValues(
-                        "hourglass.base-url=" + nobody(),
+                        "hourglass.base-url=" + node,
                         "hourglass.token=some-app-token",
                         "hourglass.kafka.report-results=true")
                 .run(context -> {
                     assertThat(context).hasSingleBean(HourglassResultReporter.class);
-                    assertThat(context).hasSingleBean(DefaultErrorHandler.class);
+                    DefaultErrorHandler handler = context.getBean(DefaultErrorHandler.class);
+                    assertThat(handler)
+                            .as("one error handler for the whole application")
+                            .isNotNull();
                 });
-        runner.withBean(RecordMessageConverter.class, StringJsonMessageConverter::new)
+        runner.withPropertyValues(
+                        "hourglass.base-url=" + node,
+                        "hourglass.token=some-app-token",
+                        "hourglass.kafka.report-results=true",
+                        "spring.kafka.listener.type=batch")
                 .run(context -> assertThat(context)
-                        .as("the application's own converter is kept")
-                        .getBean(RecordMessageConverter.class)
-                        .isInstanceOf(StringJsonMessageConverter.class));
+                        .as("a batch listener's container calls no record interceptor")
+                        .doesNotHaveBean(HourglassResultReporter.class)
+                        .doesNotHaveBean(DefaultErrorHandler.class));
     }
 
     @Test

@@ -97,12 +97,12 @@ class HourglassStarterIT {
     static void start() throws Exception {
         kafka = new EmbeddedKafkaKraftBroker(1, 1, TOPIC);
         kafka.afterPropertiesSet();
-        node = NodeProcess.startStandalone(
-                        "starter",
-                        dir.resolve("data"),
-                        "cluster:\n  kafkaBootstrap: \"" + kafka.getBrokersAsString() + "\"\n",
-                        false)
-                .awaitReady();
+        node = NodeProcess.startStandalone( // kept before awaiting it, so stop() ends it whatever happens
+                "starter",
+                dir.resolve("data"),
+                "cluster:\n  kafkaBootstrap: \"" + kafka.getBrokersAsString() + "\"\n",
+                false);
+        node.awaitReady();
         String adminToken =
                 Files.readString(dir.resolve("data").resolve("admin-token")).trim();
         ApiClient admin = new ApiClient(node.baseUrl(), adminToken);

@@ -119,7 +119,7 @@ public final class NodeProcess implements AutoCloseable {
      * ephemeral range, where no outgoing connection of this machine can take it meanwhile (a port
      * from {@code new ServerSocket(0)} can be, and the node then fails to start).
      */
-    static int freePort() throws IOException {
+    public static int freePort() throws IOException {
         java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
         for (int tries = 0; tries < 50; tries++) {
             int candidate = random.nextInt(20_000, 32_768);
