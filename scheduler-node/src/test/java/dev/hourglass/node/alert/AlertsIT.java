@@ -1,5 +1,6 @@
 package dev.hourglass.node.alert;
 
+import dev.hourglass.node.testing.RunsPaired;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * even though three nodes run — and resolves when deliveries succeed again; a webhook that is down
  * is retried and recorded while jobs go on firing on time.
  */
+@RunsPaired // waits on alerts and webhooks; its lateness bound is a second plus the stalls it measures
 class AlertsIT {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final long EVALUATE_EVERY_MS = 300;

@@ -1,5 +1,6 @@
 package dev.hourglass.node.cluster;
 
+import dev.hourglass.node.testing.RunsPaired;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * attempt waits at its service's gate behind a slow receiver. The owner checks, right before
  * sending, that the attempt is still its current one.
  */
+@RunsPaired // no timing bound: what a cancel stops, not how soon
 class CancelFenceIT {
     InProcessCluster cluster;
     CallbackReceiver receiver;

@@ -1,5 +1,6 @@
 package dev.hourglass.node.cluster;
 
+import dev.hourglass.node.testing.RunsPaired;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * found by their owners' catch-up sweeps, which used to read only the earliest due rows — thousands
  * of overdue jobs of a receiver that never answers, parked in memory, filled every sweep.
  */
+@RunsPaired // its lateness bound is 1.5 s plus the stalls it measures; 21% of two cores alone
 class CatchUpFairnessIT {
     InProcessCluster cluster;
     CallbackReceiver dead;

@@ -1,5 +1,6 @@
 package dev.hourglass.node.delivery;
 
+import dev.hourglass.node.testing.RunsPaired;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Submit -> fire -> HTTP callback, end to end on MariaDB and a real HTTP peer on 127.0.0.1. */
+@RunsPaired // waits on receivers and retries; its bounds are seconds, or arithmetic on stored times
 class DeliveryIT {
     static NodeFixture f;
 
