@@ -1,6 +1,5 @@
 package dev.hourglass.node.alert;
 
-import dev.hourglass.node.testing.RunsPaired;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -12,6 +11,7 @@ import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.CallbackReceiver;
 import dev.hourglass.node.testing.CallbackReceiver.Reply;
 import dev.hourglass.node.testing.InProcessCluster;
+import dev.hourglass.node.testing.RunsPaired;
 import dev.hourglass.node.testing.StallWatch;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;

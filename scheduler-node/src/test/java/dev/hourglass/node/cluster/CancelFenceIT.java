@@ -1,6 +1,5 @@
 package dev.hourglass.node.cluster;
 
-import dev.hourglass.node.testing.RunsPaired;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -9,6 +8,7 @@ import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.CallbackReceiver;
 import dev.hourglass.node.testing.CallbackReceiver.Reply;
 import dev.hourglass.node.testing.InProcessCluster;
+import dev.hourglass.node.testing.RunsPaired;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,5 @@
 package dev.hourglass.node.cluster;
 
-import dev.hourglass.node.testing.RunsPaired;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -12,6 +11,7 @@ import dev.hourglass.node.testing.CallbackReceiver.Received;
 import dev.hourglass.node.testing.CallbackReceiver.Reply;
 import dev.hourglass.node.testing.InProcessCluster;
 import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.RunsPaired;
 import dev.hourglass.node.testing.StallWatch;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,5 @@
 package dev.hourglass.node.delivery;
 
-import dev.hourglass.node.testing.RunsPaired;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -9,6 +8,7 @@ import dev.hourglass.api.CallbackSignature;
 import dev.hourglass.node.testing.CallbackReceiver.Received;
 import dev.hourglass.node.testing.CallbackReceiver.Reply;
 import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.RunsPaired;
 import dev.hourglass.node.testing.StallWatch;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
