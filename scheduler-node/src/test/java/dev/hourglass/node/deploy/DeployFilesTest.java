@@ -121,10 +121,30 @@ class DeployFilesTest {
                         .exists();
                 Map<String, Object> env = map(s.get("environment"));
                 Map<String, String> values = new java.util.HashMap<>();
-                env.forEach((k, v) -> {
-                    assertThat(KNOWN_VARIABLES).as("%s reads %s", e.getKey(), k).contains(k);
-                    values.put(k, String.valueOf(v).replaceAll("\\$\\{[A-Z_]+:-([^}]*)}", "$1"));
-                });
+                List<Object> mounted = list(s.getOrDefault("secrets", List.of()));
+                for (Map.Entry<String, Object> v : env.entrySet()) {
+                    String k = v.getKey();
+                    String value = String.valueOf(v.getValue());
+                    assertThat(k)
+                            .as("%s: secrets are passed as files, never as values", e.getKey())
+                            .isNotIn("HOURGLASS_DB_PASSWORD", "HOURGLASS_ADMIN_TOKEN");
+                    String variable = k.endsWith("_FILE") ? k.substring(0, k.length() - "_FILE".length()) : k;
+                    assertThat(KNOWN_VARIABLES).as("%s reads %s", e.getKey(), k).contains(variable);
+                    if (k.endsWith("_FILE")) {
+                        // a Compose secret, which Compose writes to /run/secrets/<name>: written here
+                        assertThat(value).startsWith("/run/secrets/");
+                        String secret = value.substring("/run/secrets/".length());
+                        assertThat(mounted)
+                                .as("%s mounts %s", e.getKey(), secret)
+                                .contains(secret);
+                        assertThat(map(compose.get("secrets"))).containsKey(secret);
+                        Path file = tmp.resolve(e.getKey() + "-" + secret);
+                        Files.writeString(file, "a-secret-value-from-the-environment-0123456789");
+                        value = file.toString();
+                    }
+                    values.put(k, value.replaceAll("\\$\\{[A-Z_]+:-([^}]*)}", "$1"));
+                }
+                assertThat(values).containsKeys("HOURGLASS_DB_PASSWORD_FILE", "HOURGLASS_ADMIN_TOKEN_FILE");
                 NodeConfig config = ConfigLoader.load(null, values); // validates
                 assertThat(config.cluster.zkConnect.split(",")).hasSize(3);
                 assertThat(Duration.parse("PT"
