@@ -57,7 +57,8 @@ sleep 2 # let the master's first assignment reach every node
 
 # the client drops an idle connection before the server may close it (a reused connection the
 # server had just closed ended requests with an EOF)
-java -Xmx1g -Ddubbo.application.logger=slf4j -Djdk.httpclient.keepalive.timeout=10 -cp "$cp" dev.hourglass.bench.LoadBench --node "$urls" \
+java -Xmx1g -Ddubbo.application.logger=slf4j -Dlogback.configurationFile=benchmark/loadbench-logback.xml \
+  -Djdk.httpclient.keepalive.timeout=10 -cp "$cp" dev.hourglass.bench.LoadBench --node "$urls" \
   --admin bench-admin-token-0123456789 --jdbc "jdbc:mariadb://127.0.0.1:$db_port/hourglass?sslMode=disable" \
   --workload "$workload" --cpu-node "$node_pids" --cpu-db "$db_pids" "${channel_opts[@]}" "$@"
 echo "logs: $work" >&2
