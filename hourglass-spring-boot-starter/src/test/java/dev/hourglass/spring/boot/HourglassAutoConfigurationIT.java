@@ -332,6 +332,9 @@ class HourglassAutoConfigurationIT {
             reference.setVersion("1.0");
             reference.setUrl(url);
             reference.setRetries(0);
+            // Dubbo's default 1 s failed a first call on a loaded machine (three modules' tests at
+            // once): this test is about the export, not how fast a cold provider answers
+            reference.setTimeout(10_000);
             client.application(application).reference(reference).start();
             return reference.get().execute(request);
         } finally {

@@ -112,8 +112,6 @@ public final class HourglassNode implements AutoCloseable {
     public static final long STOP_BEYOND_GRACE_MS = 5_000;
     /** How often committed live-count deltas are folded: the stats read scans about this much. */
     private static final long LIVE_COUNT_FOLD_MS = 1_000;
-    /** How often the PULL services' ready jobs are read for the metrics. */
-    private static final long PULL_GAUGES_EVERY_MS = 10_000;
     /** How often the schedules whose next check has come are looked at: they are submitted 30 s ahead. */
     private static final long SCHEDULES_EVERY_MS = 500;
 
@@ -412,8 +410,8 @@ public final class HourglassNode implements AutoCloseable {
             pullTimers.start();
             pullReservers.start();
             pull.start();
-            pullBacklogGauges =
-                    Periodic.every("hourglass-backlog-gauges", PULL_GAUGES_EVERY_MS, this::refreshBacklogGauges);
+            pullBacklogGauges = Periodic.every(
+                    "hourglass-backlog-gauges", config.metrics.backlogEveryMs, this::refreshBacklogGauges);
             http.start();
             httpStarted = true;
             if (dubbo != null) {

@@ -195,6 +195,11 @@ public class NodeConfig {
          * node; the others share app="_other", service="_other". Each costs 27 series.
          */
         public int maxServiceLabels = 100;
+        /**
+         * How often each node reads the waiting and ready jobs behind the backlog gauges
+         * (oldest overdue, PULL ready): one indexed read per service each time, so not per scrape.
+         */
+        public long backlogEveryMs = 10_000;
     }
 
     public static class Limits {
@@ -399,6 +404,10 @@ public class NodeConfig {
                 errors,
                 metrics.maxServiceLabels >= 0 && metrics.maxServiceLabels <= 10_000,
                 "metrics.maxServiceLabels must be in 0..10000");
+        check(
+                errors,
+                metrics.backlogEveryMs >= 100 && metrics.backlogEveryMs <= 3_600_000,
+                "metrics.backlogEveryMs must be in 100..3600000");
         check(errors, retention.executionLogDays >= 0, "retention.executionLogDays must not be negative (0: keep)");
         check(errors, retention.backlogDays >= 0, "retention.backlogDays must not be negative (0: keep)");
         check(errors, retention.intervalMs >= 1_000, "retention.intervalMs must be at least 1000");

@@ -3,7 +3,6 @@ package dev.hourglass.node.delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.hourglass.node.config.NodeConfig;
 import dev.hourglass.node.testing.NodeFixture;
 import dev.hourglass.node.testing.StallWatch;
 import java.time.Duration;
@@ -23,13 +22,9 @@ class ClaimAheadIT {
 
     @BeforeAll
     static void start() throws Exception {
-        f = new NodeFixture();
-        f.node.close();
-        NodeConfig config = f.config();
         // jobs due 4.5 s ahead are claimed 2.5 s ahead, and the test has seconds to see them claimed
         // and not sent before their fire time, even on a machine that stalls for one
-        config.engine.claimLeadMs = 5_000;
-        f.startNode(config);
+        f = new NodeFixture(c -> c.engine.claimLeadMs = 5_000);
         service = f.httpService("");
     }
 

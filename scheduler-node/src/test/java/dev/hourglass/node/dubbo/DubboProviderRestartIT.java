@@ -5,12 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.hourglass.node.testing.NodeFixture;
+import dev.hourglass.node.testing.NodeProcess;
+import dev.hourglass.node.testing.RunsPaired;
 import dev.hourglass.node.testing.Together;
 import dev.hourglass.node.testing.ZooKeeperLeftovers;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,6 +37,7 @@ import org.junit.jupiter.api.TestInstance;
  * FINISHED.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@RunsPaired // a bound of 5 s for what takes about 2 s (the probe, 1.8-2.4 s in CI); it mostly waits
 class DubboProviderRestartIT {
     private static final int JOBS = 10;
     /** The node's reconnect interval (2 s) plus the timer's 1 s tick, Dubbo's 1 s recovery check and margin. */
@@ -90,7 +91,9 @@ class DubboProviderRestartIT {
     }
 
     private void restartScenario(String group, String registry, Death death) throws Exception {
-        int port = freePort();
+        // below the ephemeral range: the port is free for seconds between the death and the return,
+        // and an outgoing connection of the JVM beside this one must not take it meanwhile
+        int port = NodeProcess.freePort();
         // the JVM that restarts the provider is started (and warmed) now, beside the first one: it
         // exports only when told to, so its start-up is no part of the restart the test times, and
         // started after the death it only put the jobs' fire time its seconds later
@@ -247,11 +250,5 @@ class DubboProviderRestartIT {
             }
         }
         return out;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 }

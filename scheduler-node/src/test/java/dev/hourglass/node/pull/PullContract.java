@@ -30,9 +30,13 @@ public abstract class PullContract {
 
     protected abstract NodeFixture start() throws Exception;
 
-    /** Alerts evaluated often, so the OVERDUE test waits a moment, not the default 10 s. */
+    /**
+     * Alerts evaluated and backlog gauges read often, so the OVERDUE and gauge tests wait a
+     * moment, not the default 10 s.
+     */
     static void tune(dev.hourglass.node.config.NodeConfig c) {
         c.alerts.evaluateEveryMs = 300;
+        c.metrics.backlogEveryMs = 300;
     }
 
     @BeforeAll
