@@ -167,7 +167,8 @@ class PausedNodeIT {
     void aFrozenNodeLosesItsShardsAndOnWakingFiresNothingTwice() throws Exception {
         ApiClient app = appWithService("shop", "{\"protocol\":\"HTTP\",\"url\":\"" + receiver.url() + "\"}");
         ApiClient admin = app.as(TestNodes.ADMIN_TOKEN);
-        long first = System.currentTimeMillis() + 5_000;
+        long first = System.currentTimeMillis()
+                + 3_500; // two batches of 500 take well under a second: the check below guards it
         Map<String, JsonNode> jobs = submitHalfThroughEach(app.token(), first);
         assertThat(System.currentTimeMillis())
                 .as("b is frozen before its jobs are due (a node frozen inside a claim transaction keeps"
@@ -233,7 +234,7 @@ class PausedNodeIT {
         // metadata (up to 2 s), and b is frozen while they do
         ApiClient app = appWithService("shop-kafka", "{\"protocol\":\"KAFKA\",\"topic\":\"paused.orders\"}");
         ApiClient admin = app.as(TestNodes.ADMIN_TOKEN);
-        long first = System.currentTimeMillis() + 5_000;
+        long first = System.currentTimeMillis() + 3_500;
         Map<String, JsonNode> jobs = submitHalfThroughEach(app.token(), first);
         await().atMost(Duration.ofSeconds(10)).until(() -> System.currentTimeMillis() >= first + 300);
         b.pause();

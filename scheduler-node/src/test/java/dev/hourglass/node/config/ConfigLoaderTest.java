@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -94,6 +95,21 @@ class ConfigLoaderTest {
                 .hasMessageContaining("retention.backlogDays")
                 .hasMessageContaining("retention.batchSize")
                 .hasMessageContaining("retention.intervalMs");
+    }
+
+    @Test
+    void theBacklogGaugesAreReadEveryTenSecondsUnlessSetWithinBounds() throws Exception {
+        assertThat(new NodeConfig().metrics.backlogEveryMs).isEqualTo(10_000);
+        Path set = dir.resolve("backlog.yaml");
+        Files.writeString(set, "metrics:\n  backlogEveryMs: 300\n");
+        assertThat(ConfigLoader.load(set, Map.of()).metrics.backlogEveryMs).isEqualTo(300);
+        assertThat(ConfigLoader.load(set, Map.of("HOURGLASS_METRICS_BACKLOG_EVERY_MS", "2000")).metrics.backlogEveryMs)
+                .isEqualTo(2_000);
+        for (String refused : List.of("99", "3600001")) {
+            Files.writeString(set, "metrics:\n  backlogEveryMs: " + refused + "\n");
+            assertThatThrownBy(() -> ConfigLoader.load(set, Map.of()))
+                    .hasMessageContaining("metrics.backlogEveryMs must be in 100..3600000");
+        }
     }
 
     @Test
