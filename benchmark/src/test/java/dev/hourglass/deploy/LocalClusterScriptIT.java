@@ -67,7 +67,9 @@ class LocalClusterScriptIT {
                 "BASE_PORT", Integer.toString(base),
                 "DB_PORT", Integer.toString(dbPort),
                 "DIR", dir.resolve("cluster").toString(),
-                "NODE_JAVA_OPTS", "-Xmx384m");
+                // the options the node module's tests start nodes with: C1 only and the serial
+                // collector, as two node starts share the two cores with the other modules' tests
+                "NODE_JAVA_OPTS", "-Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
         List<Long> started = List.of();
         try {
             Process start = script("start", env);
