@@ -56,9 +56,7 @@ class ExamplesIT {
                 "cluster:\n  kafkaBootstrap: \"" + kafka.bootstrapServers() + "\"\n",
                 true);
         node.awaitReady();
-        String adminToken =
-                Files.readString(dir.resolve("data").resolve("admin-token")).trim();
-        ApiClient.Answer app = new ApiClient(node.baseUrl(), adminToken).post("/api/v1/apps", "{\"name\":\"shop\"}");
+        ApiClient.Answer app = node.admin().post("/api/v1/apps", "{\"name\":\"shop\"}");
         assertThat(app.status()).as(app.text()).isEqualTo(201);
         shopToken = app.json().get("token").asText();
         shop = new ApiClient(node.baseUrl(), shopToken);

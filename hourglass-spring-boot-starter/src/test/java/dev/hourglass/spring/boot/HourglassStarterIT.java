@@ -15,7 +15,6 @@ import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.NodeProcess;
 import dev.hourglass.sdk.HourglassClient;
 import dev.hourglass.sdk.kafka.HourglassRecord;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -103,9 +102,7 @@ class HourglassStarterIT {
                 "cluster:\n  kafkaBootstrap: \"" + kafka.getBrokersAsString() + "\"\n",
                 false);
         node.awaitReady();
-        String adminToken =
-                Files.readString(dir.resolve("data").resolve("admin-token")).trim();
-        ApiClient admin = new ApiClient(node.baseUrl(), adminToken);
+        ApiClient admin = node.admin();
         ApiClient.Answer created = admin.post("/api/v1/apps", "{\"name\":\"shop\"}");
         assertThat(created.status()).as(created.text()).isEqualTo(201);
         String token = created.json().get("token").asText();

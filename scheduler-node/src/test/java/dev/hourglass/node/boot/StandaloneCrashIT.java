@@ -9,8 +9,6 @@ import dev.hourglass.node.testing.CallbackReceiver.Received;
 import dev.hourglass.node.testing.CallbackReceiver.Reply;
 import dev.hourglass.node.testing.NodeProcess;
 import dev.hourglass.node.testing.RunsAlongside;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -96,9 +94,7 @@ class StandaloneCrashIT {
     }
 
     private ApiClient admin() throws Exception {
-        String token = Files.readString(dataDir.resolve("admin-token"), StandardCharsets.UTF_8)
-                .trim();
-        return new ApiClient(node.baseUrl(), token);
+        return node.admin();
     }
 
     private ApiClient newApp(String name) throws Exception {

@@ -12,8 +12,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -58,9 +56,7 @@ class IdleLongPollsIT {
     void start() throws Exception {
         Path data = dir.resolve("data");
         node = NodeProcess.startStandalone("idle-polls", data, "", false).awaitReady();
-        String adminToken = Files.readString(data.resolve("admin-token"), StandardCharsets.UTF_8)
-                .trim();
-        admin = new ApiClient(node.baseUrl(), adminToken);
+        admin = node.admin();
         String token = admin.post("/api/v1/apps", "{\"name\":\"shop\"}")
                 .json()
                 .get("token")

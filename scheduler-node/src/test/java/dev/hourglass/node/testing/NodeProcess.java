@@ -7,6 +7,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,12 +24,15 @@ public final class NodeProcess implements AutoCloseable {
     private final Process process;
     private final int port;
     private final Path log;
+    /** A standalone node's data directory, where it keeps the admin token it generated; null for a cluster node. */
+    private final Path dataDir;
 
-    private NodeProcess(String nodeId, Process process, int port, Path log) {
+    private NodeProcess(String nodeId, Process process, int port, Path log, Path dataDir) {
         this.nodeId = nodeId;
         this.process = process;
         this.port = port;
         this.log = log;
+        this.dataDir = dataDir;
     }
 
     /** Starts a node; {@link #awaitReady()} waits for it. {@code extraYaml} is appended to the config. */
@@ -50,6 +54,7 @@ public final class NodeProcess implements AutoCloseable {
         Path dir = Files.createTempDirectory("hourglass-node-" + nodeId);
         return launch(
                 nodeId,
+                null,
                 dir,
                 port,
                 String.join(
@@ -98,6 +103,7 @@ public final class NodeProcess implements AutoCloseable {
         Path dir = Files.createDirectories(dataDir.toAbsolutePath().getParent().resolve("node-" + label));
         return launch(
                 label,
+                dataDir,
                 dir,
                 port,
                 String.join(
@@ -134,7 +140,7 @@ public final class NodeProcess implements AutoCloseable {
         }
     }
 
-    private static NodeProcess launch(String nodeId, Path dir, int port, String yaml) throws IOException {
+    private static NodeProcess launch(String nodeId, Path dataDir, Path dir, int port, String yaml) throws IOException {
         Path config = dir.resolve("hourglass.yaml");
         Files.writeString(config, yaml);
         Path log = dir.resolve("node.log");
@@ -142,7 +148,7 @@ public final class NodeProcess implements AutoCloseable {
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile())
                 .start();
-        return new NodeProcess(nodeId, p, port, log);
+        return new NodeProcess(nodeId, p, port, log, dataDir);
     }
 
     public NodeProcess awaitReady() {
@@ -188,6 +194,20 @@ public final class NodeProcess implements AutoCloseable {
 
     public String nodeId() {
         return nodeId;
+    }
+
+    /**
+     * A client with the admin token a standalone node generated into its data directory on its
+     * first start (the README's bare command): what a new user copies from the banner.
+     */
+    public ApiClient admin() throws IOException {
+        if (dataDir == null) {
+            throw new IllegalStateException("node " + nodeId + " is not standalone: its admin token is the test's own");
+        }
+        return new ApiClient(
+                baseUrl(),
+                Files.readString(dataDir.resolve("admin-token"), StandardCharsets.UTF_8)
+                        .trim());
     }
 
     public String baseUrl() {
