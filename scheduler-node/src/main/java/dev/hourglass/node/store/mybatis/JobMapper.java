@@ -71,7 +71,7 @@ public interface JobMapper {
             @Param("now") long now,
             @Param("horizon") long horizon);
 
-    List<JobRow> findByToken(@Param("ids") IdList ids, @Param("token") String token);
+    // the rows a claim took, by its token: JobRowSelect.byToken (plain JDBC)
 
     int openExecutions(
             @Param("ids") IdList ids, @Param("token") String token, @Param("node") String node, @Param("now") long now);

@@ -66,7 +66,7 @@ public final class MyBatisAttemptStore implements AttemptStore {
             IdList ids = IdList.of(jobIds);
             LiveCountDeltas counts = new LiveCountDeltas();
             if (m.claim(ids, node, token, now, horizon) > 0) {
-                List<JobRow> rows = m.findByToken(ids, token);
+                List<JobRow> rows = JobRowSelect.byToken(s, ids, token);
                 m.openExecutions(ids, token, node, now);
                 claimed = rows.stream().map(JobRows::toJob).toList();
                 rows.forEach(r -> counts.moved(r.app, r.service, DELAYED, r.state));
@@ -80,7 +80,7 @@ public final class MyBatisAttemptStore implements AttemptStore {
                         jobIds.stream().filter(id -> !won.contains(id)).toList();
                 String expireToken = tokens.next();
                 if (m.expire(IdList.of(rest), expireToken, now) > 0) {
-                    List<JobRow> rows = m.findByToken(IdList.of(rest), expireToken);
+                    List<JobRow> rows = JobRowSelect.byToken(s, IdList.of(rest), expireToken);
                     expired = rows.stream().map(r -> r.id).toList();
                     m.copyToBacklog(IdList.of(expired), expireToken, now);
                     m.deleteLive(IdList.of(expired), expireToken);

@@ -275,8 +275,7 @@ public final class MyBatisJobRepository implements JobReads, JobWrites {
             return found;
         }
         try (SqlSession s = sessions.openSession(true)) {
-            s.getMapper(JobMapper.class)
-                    .findLiveByIds(IdList.of(ids.stream().sorted().toList()))
+            JobRowSelect.liveByIds(s, IdList.of(ids.stream().sorted().toList()))
                     .forEach(r -> found.put(r.id, JobRows.toJob(r)));
         }
         return found;

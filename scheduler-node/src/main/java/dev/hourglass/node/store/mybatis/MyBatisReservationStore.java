@@ -155,8 +155,8 @@ public final class MyBatisReservationStore implements ReservationStore {
                         ready.put(row.id, row.dueAt);
                     }
                 }
-                expire(m, expired, now, counts, expiredHere);
-                taken.addAll(reserveAll(r, m, ready, ttrMs, node, now, horizon, holdMs, counts));
+                expire(s, m, expired, now, counts, expiredHere);
+                taken.addAll(reserveAll(s, r, m, ready, ttrMs, node, now, horizon, holdMs, counts));
                 if (expired.isEmpty() || page.size() < want + EXPIRED_SLACK) {
                     break; // nothing expired in the way, or nothing more to read
                 }
@@ -179,6 +179,7 @@ public final class MyBatisReservationStore implements ReservationStore {
      * read before (a job due already keeps its own, for a give-back to restore).
      */
     private List<HeldJob> reserveAll(
+            SqlSession s,
             ReservationMapper r,
             JobMapper m,
             Map<Long, Long> dueAt,
@@ -197,7 +198,7 @@ public final class MyBatisReservationStore implements ReservationStore {
                 == 0) {
             return List.of();
         }
-        List<JobRow> rows = m.findByToken(idList, token);
+        List<JobRow> rows = JobRowSelect.byToken(s, idList, token);
         List<HeldJob> taken = new ArrayList<>(rows.size());
         List<ReservationMapper.LogRowAt> log = new ArrayList<>(rows.size());
         for (JobRow row : rows) {
@@ -228,14 +229,19 @@ public final class MyBatisReservationStore implements ReservationStore {
 
     /** Ends those of {@code ids} that are past their expiry EXPIRED, in the backlog. */
     private void expire(
-            JobMapper m, List<Long> ids, long now, LiveCountDeltas counts, Map<Long, DeadLetterWriter.Ended> ended) {
+            SqlSession s,
+            JobMapper m,
+            List<Long> ids,
+            long now,
+            LiveCountDeltas counts,
+            Map<Long, DeadLetterWriter.Ended> ended) {
         if (ids.isEmpty()) {
             return;
         }
         IdList idList = IdList.of(ids.stream().sorted().toList());
         String token = tokens.next();
         if (m.expire(idList, token, now) > 0) {
-            List<JobRow> rows = m.findByToken(idList, token);
+            List<JobRow> rows = JobRowSelect.byToken(s, idList, token);
             IdList expired = IdList.of(rows.stream().map(row -> row.id).toList());
             m.copyToBacklog(expired, token, now);
             m.deleteLive(expired, token);

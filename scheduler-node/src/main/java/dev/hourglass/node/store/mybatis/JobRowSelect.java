@@ -1,0 +1,84 @@
+package dev.hourglass.node.store.mybatis;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.ibatis.session.SqlSession;
+
+/**
+ * The two reads of whole live job rows on every job's way, in plain JDBC on the session's
+ * connection (so inside its transaction, seeing its own writes): the rows a claim or a reservation
+ * just took (by its token), and the jobs a batch of results is for. Through MyBatis, each of a
+ * row's 22 columns was mapped by reflection: profiled under a steady pull load, the results' read
+ * alone was 8 % of the node's CPU and the reservations' next (docs/performance.md, "Pull
+ * consumers"). The columns are the mapper's and {@link JobRowInsert}'s, read by position.
+ */
+final class JobRowSelect {
+    private static final String LIVE = "SELECT " + JobRowInsert.COLUMNS + " FROM job_delay_task WHERE ";
+
+    private JobRowSelect() {}
+
+    /** The live rows of {@code ids} (those not live are not in the list). */
+    static List<JobRow> liveByIds(SqlSession s, IdList ids) {
+        return select(s, LIVE + "id IN (" + ids.getSql() + ")", null);
+    }
+
+    /** The live rows of {@code ids} that the statement which wrote {@code token} took. */
+    static List<JobRow> byToken(SqlSession s, IdList ids, String token) {
+        return select(s, LIVE + "claim_token = ? AND id IN (" + ids.getSql() + ")", token);
+    }
+
+    private static List<JobRow> select(SqlSession s, String sql, String token) {
+        Connection c = s.getConnection();
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setQueryTimeout(JobRowInsert.STATEMENT_TIMEOUT_S);
+            if (token != null) {
+                ps.setString(1, token);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                List<JobRow> rows = new ArrayList<>();
+                while (rs.next()) {
+                    rows.add(row(rs));
+                }
+                return rows;
+            }
+        } catch (SQLException e) {
+            throw UnavailabilityTranslator.translate(e);
+        }
+    }
+
+    private static JobRow row(ResultSet rs) throws SQLException {
+        JobRow r = new JobRow();
+        r.id = rs.getLong(1);
+        r.app = rs.getString(2);
+        r.service = rs.getString(3);
+        r.bizKey = rs.getString(4);
+        r.shard = rs.getInt(5);
+        r.state = rs.getString(6);
+        r.fireAt = rs.getLong(7);
+        r.dueAt = rs.getLong(8);
+        r.expireAt = nullableLong(rs, 9);
+        r.attempts = rs.getInt(10);
+        r.budgetBase = rs.getInt(11);
+        r.maxAttempts = rs.getInt(12);
+        r.timeoutMs = rs.getLong(13);
+        r.expireAfterMs = nullableLong(rs, 14);
+        r.payload = rs.getString(15);
+        r.attributes = rs.getString(16);
+        r.lastError = rs.getString(17);
+        r.ownerNode = rs.getString(18);
+        r.claimToken = rs.getString(19);
+        r.version = rs.getInt(20);
+        r.createdAt = rs.getLong(21);
+        r.updatedAt = rs.getLong(22);
+        return r;
+    }
+
+    private static Long nullableLong(ResultSet rs, int column) throws SQLException {
+        long value = rs.getLong(column);
+        return rs.wasNull() ? null : value;
+    }
+}
