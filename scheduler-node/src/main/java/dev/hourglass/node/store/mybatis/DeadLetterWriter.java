@@ -4,7 +4,6 @@ import dev.hourglass.api.JobState;
 import dev.hourglass.node.core.job.Job;
 import dev.hourglass.node.core.port.DeadLetters;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -102,13 +101,6 @@ final class DeadLetterWriter {
     }
 
     private static boolean takeBizKey(Connection c, Job letter) throws SQLException {
-        try (PreparedStatement ps =
-                c.prepareStatement("INSERT IGNORE INTO hg_biz_key (app, biz_key, job_id) VALUES (?, ?, ?)")) {
-            ps.setQueryTimeout(JobRowInsert.STATEMENT_TIMEOUT_S);
-            ps.setString(1, letter.app());
-            ps.setString(2, letter.bizKey());
-            ps.setLong(3, letter.id());
-            return ps.executeUpdate() == 1;
-        }
+        return BizKeyInsert.take(c, List.of(new BizKeyRow(letter.app(), letter.bizKey(), letter.id()))) == 1;
     }
 }

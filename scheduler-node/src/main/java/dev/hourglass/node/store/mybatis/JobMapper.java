@@ -6,7 +6,7 @@ import org.apache.ibatis.annotations.Param;
 
 /** SQL of the job tables; see JobMapper.xml. Every state change is conditional. */
 public interface JobMapper {
-    int reserveBizKeys(@Param("keys") List<BizKeyRow> keys);
+    // bizKeys are taken by BizKeyInsert (plain JDBC)
 
     List<BizKeyRow> bizKeyOwners(@Param("app") String app, @Param("keys") Collection<String> keys);
 
@@ -153,7 +153,7 @@ public interface JobMapper {
 
     int appendCountDeltas(@Param("rows") List<CountDeltaRow> rows);
 
-    List<LockedJobRow> lockLive(@Param("ids") IdList ids);
+    // locks of live jobs before a change of state: JobRowSelect.lockLive (plain JDBC)
 
     String lockForFold();
 

@@ -9,11 +9,11 @@ import java.util.List;
 import org.apache.ibatis.session.SqlSession;
 
 /**
- * The two reads of whole live job rows on every job's way, in plain JDBC on the session's
- * connection (so inside its transaction, seeing its own writes): the rows a claim or a reservation
- * just took (by its token), and the jobs a batch of results is for. Through MyBatis, each of a
- * row's 22 columns was mapped by reflection: profiled under a steady pull load, the results' read
- * alone was 8 % of the node's CPU and the reservations' next (docs/performance.md, "Pull
+ * The reads of live job rows on every job's way, in plain JDBC on the session's connection (so
+ * inside its transaction, seeing its own writes): the rows a claim or a reservation just took (by
+ * its token), the jobs a batch of results is for, and the locks every change of state takes first.
+ * Through MyBatis, each column was mapped by reflection: profiled under a steady pull load, the
+ * results' read alone was 8 % of the node's CPU, the locks 3 % (docs/performance.md, "Pull
  * consumers"). The columns are the mapper's and {@link JobRowInsert}'s, read by position.
  */
 final class JobRowSelect {
@@ -31,9 +31,46 @@ final class JobRowSelect {
         return select(s, LIVE + "claim_token = ? AND id IN (" + ids.getSql() + ")", token);
     }
 
+    /**
+     * Locks the live ones of {@code ids} in id order (the order every transaction here takes them
+     * in) and tells what a conditional change that follows will find.
+     */
+    static List<LockedJobRow> lockLive(SqlSession s, IdList ids) {
+        String sql = "SELECT id, app, service, state, attempts, owner_node, version FROM job_delay_task WHERE id IN ("
+                + ids.getSql() + ") ORDER BY id FOR UPDATE";
+        try (PreparedStatement ps = connection(s).prepareStatement(sql)) {
+            ps.setQueryTimeout(JobRowInsert.STATEMENT_TIMEOUT_S);
+            try (ResultSet rs = ps.executeQuery()) {
+                List<LockedJobRow> rows = new ArrayList<>();
+                while (rs.next()) {
+                    LockedJobRow r = new LockedJobRow();
+                    r.id = rs.getLong(1);
+                    r.app = rs.getString(2);
+                    r.service = rs.getString(3);
+                    r.state = rs.getString(4);
+                    r.attempts = rs.getInt(5);
+                    r.ownerNode = rs.getString(6);
+                    r.version = rs.getInt(7);
+                    rows.add(r);
+                }
+                return rows;
+            }
+        } catch (SQLException e) {
+            throw UnavailabilityTranslator.translate(e);
+        }
+    }
+
+    /**
+     * The session's connection, with the statements a batch session holds back sent first, so a
+     * plain statement comes after them, as it does in the code.
+     */
+    static Connection connection(SqlSession s) {
+        s.flushStatements();
+        return s.getConnection();
+    }
+
     private static List<JobRow> select(SqlSession s, String sql, String token) {
-        Connection c = s.getConnection();
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
+        try (PreparedStatement ps = connection(s).prepareStatement(sql)) {
             ps.setQueryTimeout(JobRowInsert.STATEMENT_TIMEOUT_S);
             if (token != null) {
                 ps.setString(1, token);

@@ -3,6 +3,7 @@ package dev.hourglass.node.store.mybatis;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.ibatis.session.SqlSession;
 
 /**
  * Live jobs a transaction has locked, kept in step with the conditional updates it makes, so
@@ -16,10 +17,10 @@ final class LiveJobs {
     private LiveJobs() {}
 
     /** Locks the live ones of {@code jobIds} (ascending, as every transaction here takes them). */
-    static LiveJobs lock(JobMapper m, List<Long> jobIds) {
+    static LiveJobs lock(SqlSession s, List<Long> jobIds) {
         LiveJobs live = new LiveJobs();
         if (!jobIds.isEmpty()) {
-            m.lockLive(IdList.of(jobIds)).forEach(r -> live.byId.put(r.id, r));
+            JobRowSelect.lockLive(s, IdList.of(jobIds)).forEach(r -> live.byId.put(r.id, r));
         }
         return live;
     }

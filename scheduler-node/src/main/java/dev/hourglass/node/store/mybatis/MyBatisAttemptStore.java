@@ -123,7 +123,7 @@ public final class MyBatisAttemptStore implements AttemptStore {
             // the jobs as the conditional updates below will find them: they are locked here, in id
             // order (results are sorted), so what applies is known before it is batched
             LiveJobs live = LiveJobs.lock(
-                    m,
+                    s,
                     all.stream()
                             .filter(r -> !r.isSentOnly())
                             .map(AttemptResult::jobId)
@@ -238,7 +238,7 @@ public final class MyBatisAttemptStore implements AttemptStore {
         }
         try (SqlSession s = sessions.openSession(false)) {
             JobMapper m = s.getMapper(JobMapper.class);
-            LiveJobs live = LiveJobs.lock(m, List.of(result.jobId()));
+            LiveJobs live = LiveJobs.lock(s, List.of(result.jobId()));
             if (!live.unchangedSince(result.jobId(), result.readVersion())) {
                 return; // a sweep's result for a claim that is no longer there
             }
@@ -341,7 +341,7 @@ public final class MyBatisAttemptStore implements AttemptStore {
             try (SqlSession s = sessions.openSession(false)) {
                 JobMapper m = s.getMapper(JobMapper.class);
                 LiveJobs live = LiveJobs.lock(
-                        m, ordered.stream().map(ClaimedAttempt::jobId).toList());
+                        s, ordered.stream().map(ClaimedAttempt::jobId).toList());
                 int given = 0;
                 for (ClaimedAttempt a : ordered) {
                     if (m.unclaim(a.jobId(), a.attempt(), node, now) == 1) {

@@ -58,7 +58,7 @@ public final class MyBatisJobMutations implements JobMutations {
             IdList ids = IdList.of(List.of(id));
             // locked first: the state it leaves (DELAYED or RUNNING) is the count it leaves, and
             // the holder of a claimed attempt answers for it while nothing else can change the job
-            List<LockedJobRow> before = m.lockLive(ids);
+            List<LockedJobRow> before = JobRowSelect.lockLive(s, ids);
             if (before.isEmpty() || (app != null && !app.equals(before.get(0).app))) {
                 return Optional.empty();
             }

@@ -89,28 +89,15 @@ public final class MyBatisJobRepository implements JobReads, JobWrites {
 
     private List<Inserted> insertOnce(List<Job> jobs) {
         try (SqlSession s = sessions.openSession(false)) {
-            JobMapper m = s.getMapper(JobMapper.class);
-            Map<String, Long> holders = reserveBizKeys(m, jobs);
-            Map<Long, Job> byId = new HashMap<>();
-            jobs.forEach(j -> byId.put(j.id(), j));
-            Set<Long> earlier = new HashSet<>();
-            holders.values().stream().filter(id -> !byId.containsKey(id)).forEach(earlier::add);
-            Map<Long, Job> existing = readByIds(m, earlier);
             List<Inserted> answers = new ArrayList<>(jobs.size());
             List<JobRow> rows = new ArrayList<>(jobs.size());
-            for (Job job : jobs) {
-                Long holder = job.bizKey() == null ? null : holders.get(keyOf(job.app(), job.bizKey()));
-                if (holder == null || holder == job.id()) {
-                    answers.add(new Inserted(job, true));
-                    rows.add(JobRows.toRow(job));
-                } else {
-                    Job winner = byId.containsKey(holder) ? byId.get(holder) : existing.get(holder);
-                    if (winner == null) {
-                        throw new IllegalStateException("bizKey " + job.bizKey() + " of app " + job.app()
-                                + " is held by job " + holder + ", which does not exist");
-                    }
-                    answers.add(new Inserted(winner, false));
-                }
+            try {
+                splitByBizKey(s, jobs, answers, rows);
+            } catch (RuntimeException | Error e) {
+                // forced: the keys were taken in plain JDBC, which MyBatis does not know of, and
+                // its reset of auto-commit at the close would otherwise commit them
+                rollbackQuietly(s);
+                throw e;
             }
             if (!rows.isEmpty()) {
                 LiveCountDeltas counts = new LiveCountDeltas();
@@ -147,6 +134,33 @@ public final class MyBatisJobRepository implements JobReads, JobWrites {
         }
     }
 
+    /**
+     * Takes the jobs' bizKeys; each job is then new (answered as itself, its row to insert) or its
+     * key is held (answered with the holder).
+     */
+    private static void splitByBizKey(SqlSession s, List<Job> jobs, List<Inserted> answers, List<JobRow> rows) {
+        Map<String, Long> holders = reserveBizKeys(s, jobs);
+        Map<Long, Job> byId = new HashMap<>();
+        jobs.forEach(j -> byId.put(j.id(), j));
+        Set<Long> earlier = new HashSet<>();
+        holders.values().stream().filter(id -> !byId.containsKey(id)).forEach(earlier::add);
+        Map<Long, Job> existing = readByIds(s.getMapper(JobMapper.class), earlier);
+        for (Job job : jobs) {
+            Long holder = job.bizKey() == null ? null : holders.get(keyOf(job.app(), job.bizKey()));
+            if (holder == null || holder == job.id()) {
+                answers.add(new Inserted(job, true));
+                rows.add(JobRows.toRow(job));
+            } else {
+                Job winner = byId.containsKey(holder) ? byId.get(holder) : existing.get(holder);
+                if (winner == null) {
+                    throw new IllegalStateException("bizKey " + job.bizKey() + " of app " + job.app()
+                            + " is held by job " + holder + ", which does not exist");
+                }
+                answers.add(new Inserted(winner, false));
+            }
+        }
+    }
+
     /** How long the outcome of a commit whose connection went away is looked for. */
     static final long UNKNOWN_COMMIT_READ_BACK_MS = 10_000;
 
@@ -164,7 +178,7 @@ public final class MyBatisJobRepository implements JobReads, JobWrites {
         do {
             try (SqlSession s = sessions.openSession(false)) {
                 JobMapper m = s.getMapper(JobMapper.class);
-                boolean stored = !m.lockLive(IdList.of(ids)).isEmpty() || m.findFinal(ids.get(0)) != null;
+                boolean stored = !JobRowSelect.lockLive(s, IdList.of(ids)).isEmpty() || m.findFinal(ids.get(0)) != null;
                 s.rollback(true);
                 if (stored) {
                     LOG.warn("the connection went away during the commit of {} jobs, which were stored", ids.size());
@@ -205,7 +219,7 @@ public final class MyBatisJobRepository implements JobReads, JobWrites {
     }
 
     /** Takes the keys of the batch (the first job of a key takes it); returns each key's holder. */
-    static Map<String, Long> reserveBizKeys(JobMapper m, List<Job> jobs) {
+    static Map<String, Long> reserveBizKeys(SqlSession s, List<Job> jobs) {
         TreeMap<String, BizKeyRow> wanted = new TreeMap<>();
         for (Job job : jobs) {
             if (job.bizKey() != null) {
@@ -216,7 +230,13 @@ public final class MyBatisJobRepository implements JobReads, JobWrites {
         if (wanted.isEmpty()) {
             return holders;
         }
-        int taken = m.reserveBizKeys(new ArrayList<>(wanted.values()));
+        int taken;
+        try {
+            taken = BizKeyInsert.take(JobRowSelect.connection(s), new ArrayList<>(wanted.values()));
+        } catch (SQLException e) {
+            throw UnavailabilityTranslator.translate(e);
+        }
+        JobMapper m = s.getMapper(JobMapper.class);
         if (taken == wanted.size()) {
             // INSERT IGNORE counts the rows it inserted: every key went to its job, none was held,
             // so there is nothing to read back (the usual case: one round trip, not two)

@@ -102,7 +102,7 @@ public final class MyBatisReservationStore implements ReservationStore {
                 JobMapper m = s.getMapper(JobMapper.class);
                 ReservationMapper r = s.getMapper(ReservationMapper.class);
                 LiveJobs live =
-                        LiveJobs.lock(m, ordered.stream().map(h -> h.job().id()).toList());
+                        LiveJobs.lock(s, ordered.stream().map(h -> h.job().id()).toList());
                 int given = 0;
                 for (HeldJob h : ordered) {
                     Job job = h.job();
@@ -200,7 +200,7 @@ public final class MyBatisReservationStore implements ReservationStore {
         }
         List<JobRow> rows = JobRowSelect.byToken(s, idList, token);
         List<HeldJob> taken = new ArrayList<>(rows.size());
-        List<ReservationMapper.LogRowAt> log = new ArrayList<>(rows.size());
+        List<ExecutionLogInsert.HandedOut> log = new ArrayList<>(rows.size());
         for (JobRow row : rows) {
             // when the update meant it to be handed out, from the deadline it wrote: the due time
             // read before it may have changed since (a reschedule), and a job is never handed out
@@ -209,11 +209,11 @@ public final class MyBatisReservationStore implements ReservationStore {
             long handedOutAt = row.dueAt - holdMs - ttr;
             long due = handedOutAt > now ? handedOutAt : Math.min(dueAt.get(row.id), now);
             taken.add(new HeldJob(JobRows.toJob(row), due));
-            log.add(new ReservationMapper.LogRowAt(
+            log.add(new ExecutionLogInsert.HandedOut(
                     row.id, row.attempts, row.fireAt, handedOutAt, row.app, row.service));
             counts.moved(row.app, row.service, DELAYED, row.state);
         }
-        r.openLogRows(log, node);
+        ExecutionLogInsert.open(s, log, node);
         return taken;
     }
 

@@ -171,7 +171,7 @@ public final class MyBatisScheduleStore implements ScheduleStore {
         }
         List<Job> inserted = new ArrayList<>(jobs.size());
         if (!jobs.isEmpty()) {
-            Map<String, Long> holders = MyBatisJobRepository.reserveBizKeys(s.getMapper(JobMapper.class), jobs);
+            Map<String, Long> holders = MyBatisJobRepository.reserveBizKeys(s, jobs);
             List<JobRow> rows = new ArrayList<>(jobs.size());
             LiveCountDeltas counts = new LiveCountDeltas();
             for (Job job : jobs) {

@@ -36,27 +36,6 @@ public interface ReservationMapper {
             @Param("minTtrMs") long minTtrMs,
             @Param("maxTtrMs") long maxTtrMs);
 
-    int openLogRows(@Param("rows") List<LogRowAt> rows, @Param("node") String node);
-
-    /** An attempt's log row to open: handed out at {@code firedAt} (public fields: MyBatis reads them). */
-    final class LogRowAt {
-        public final long jobId;
-        public final int attempt;
-        public final long fireAt;
-        public final long firedAt;
-        public final String app;
-        public final String service;
-
-        LogRowAt(long jobId, int attempt, long fireAt, long firedAt, String app, String service) {
-            this.jobId = jobId;
-            this.attempt = attempt;
-            this.fireAt = fireAt;
-            this.firedAt = firedAt;
-            this.app = app;
-            this.service = service;
-        }
-    }
-
     int unreserve(
             @Param("jobId") long jobId,
             @Param("attempt") int attempt,

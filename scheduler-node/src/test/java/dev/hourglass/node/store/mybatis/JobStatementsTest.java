@@ -19,6 +19,9 @@ import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumSet;
@@ -95,8 +98,10 @@ class JobStatementsTest {
             "creates jobs, each in the state of its new Job (DELAYED, from JobManager): no change of state",
             "mybatis/LiveCountDeltas.java",
             "hg_live_count_delta: live jobs counted per state; no job's state",
-            "mybatis/DeadLetterWriter.java",
-            "hg_biz_key: takes a dead letter's bizKey (the letter is inserted DELAYED through JobRowInsert)");
+            "mybatis/BizKeyInsert.java",
+            "hg_biz_key: takes jobs' bizKeys; no job's state",
+            "mybatis/ExecutionLogInsert.java",
+            "job_delay_task_execlog: opens the log rows of attempts a reservation took; no job's state");
 
     private static final int CI = Pattern.CASE_INSENSITIVE | Pattern.DOTALL;
     /** A mention of the column {@code state} (not {@code notified_state}, {@code q.state}, {@code #{state}}). */
@@ -888,18 +893,19 @@ class JobStatementsTest {
                 }
             }
             return switch (method.getName()) {
-                case "lockLive" -> List.of(locked);
                 case "markFinal", "revive" -> throw new Stop();
                 default -> zero(method.getReturnType());
             };
         });
-        SqlSession session = proxy(
-                SqlSession.class,
-                (p, method, args) -> method.getName().equals("getMapper")
-                        ? mapper
-                        : method.getDeclaringClass() == Object.class
-                                ? objectMethod(p, method, args)
-                                : zero(method.getReturnType()));
+        Connection connection = lockingConnection(locked);
+        SqlSession session = proxy(SqlSession.class, (p, method, args) -> switch (method.getName()) {
+            case "getMapper" -> mapper;
+            case "getConnection" -> connection;
+            default ->
+                method.getDeclaringClass() == Object.class
+                        ? objectMethod(p, method, args)
+                        : zero(method.getReturnType());
+        });
         return proxy(
                 SqlSessionFactory.class,
                 (p, method, args) -> method.getName().equals("openSession")
@@ -907,6 +913,47 @@ class JobStatementsTest {
                         : method.getDeclaringClass() == Object.class
                                 ? objectMethod(p, method, args)
                                 : zero(method.getReturnType()));
+    }
+
+    /**
+     * A connection whose only answer is to the lock every change of state takes first (plain JDBC,
+     * JobRowSelect.lockLive): it finds {@code locked}. The statements that change a job's state go
+     * through the recording JobMapper.
+     */
+    private static Connection lockingConnection(LockedJobRow locked) {
+        Object[] columns = {
+            locked.id, locked.app, locked.service, locked.state, locked.attempts, locked.ownerNode, locked.version
+        };
+        return proxy(Connection.class, (c, method, args) -> {
+            if (method.getDeclaringClass() == Object.class) {
+                return objectMethod(c, method, args);
+            }
+            if (!method.getName().equals("prepareStatement")) {
+                return zero(method.getReturnType());
+            }
+            boolean lock = String.valueOf(args[0]).endsWith("FOR UPDATE");
+            return proxy(PreparedStatement.class, (ps, m, a) -> {
+                if (m.getDeclaringClass() == Object.class) {
+                    return objectMethod(ps, m, a);
+                }
+                if (!m.getName().equals("executeQuery")) {
+                    return zero(m.getReturnType());
+                }
+                boolean[] read = {!lock};
+                return proxy(ResultSet.class, (rs, rm, ra) -> switch (rm.getName()) {
+                    case "next" -> {
+                        boolean row = !read[0];
+                        read[0] = true;
+                        yield row;
+                    }
+                    case "getLong" -> ((Number) columns[(int) ra[0] - 1]).longValue();
+                    case "getInt" -> ((Number) columns[(int) ra[0] - 1]).intValue();
+                    case "getString" -> (String) columns[(int) ra[0] - 1];
+                    default ->
+                        rm.getDeclaringClass() == Object.class ? objectMethod(rs, rm, ra) : zero(rm.getReturnType());
+                });
+            });
+        });
     }
 
     private static <T> T proxy(Class<T> type, InvocationHandler handler) {
