@@ -23,12 +23,12 @@ final class JobRowSelect {
 
     /** The live rows of {@code ids} (those not live are not in the list). */
     static List<JobRow> liveByIds(SqlSession s, IdList ids) {
-        return select(s, LIVE + "id IN (" + ids.getSql() + ")", null);
+        return query(s, LIVE + "id IN (" + ids.getSql() + ")", null, JobRowSelect::row);
     }
 
     /** The live rows of {@code ids} that the statement which wrote {@code token} took. */
     static List<JobRow> byToken(SqlSession s, IdList ids, String token) {
-        return select(s, LIVE + "claim_token = ? AND id IN (" + ids.getSql() + ")", token);
+        return query(s, LIVE + "claim_token = ? AND id IN (" + ids.getSql() + ")", token, JobRowSelect::row);
     }
 
     /**
@@ -38,26 +38,7 @@ final class JobRowSelect {
     static List<LockedJobRow> lockLive(SqlSession s, IdList ids) {
         String sql = "SELECT id, app, service, state, attempts, owner_node, version FROM job_delay_task WHERE id IN ("
                 + ids.getSql() + ") ORDER BY id FOR UPDATE";
-        try (PreparedStatement ps = connection(s).prepareStatement(sql)) {
-            ps.setQueryTimeout(JobRowInsert.STATEMENT_TIMEOUT_S);
-            try (ResultSet rs = ps.executeQuery()) {
-                List<LockedJobRow> rows = new ArrayList<>();
-                while (rs.next()) {
-                    LockedJobRow r = new LockedJobRow();
-                    r.id = rs.getLong(1);
-                    r.app = rs.getString(2);
-                    r.service = rs.getString(3);
-                    r.state = rs.getString(4);
-                    r.attempts = rs.getInt(5);
-                    r.ownerNode = rs.getString(6);
-                    r.version = rs.getInt(7);
-                    rows.add(r);
-                }
-                return rows;
-            }
-        } catch (SQLException e) {
-            throw UnavailabilityTranslator.translate(e);
-        }
+        return query(s, sql, null, JobRowSelect::lockedRow);
     }
 
     /**
@@ -69,22 +50,40 @@ final class JobRowSelect {
         return s.getConnection();
     }
 
-    private static List<JobRow> select(SqlSession s, String sql, String token) {
+    /** Reads one row of a result set, by column position. */
+    private interface RowReader<T> {
+        T read(ResultSet rs) throws SQLException;
+    }
+
+    /** Runs {@code sql} (with {@code token} as its one parameter, if not null); a row per result row. */
+    private static <T> List<T> query(SqlSession s, String sql, String token, RowReader<T> reader) {
         try (PreparedStatement ps = connection(s).prepareStatement(sql)) {
             ps.setQueryTimeout(JobRowInsert.STATEMENT_TIMEOUT_S);
             if (token != null) {
                 ps.setString(1, token);
             }
             try (ResultSet rs = ps.executeQuery()) {
-                List<JobRow> rows = new ArrayList<>();
+                List<T> rows = new ArrayList<>();
                 while (rs.next()) {
-                    rows.add(row(rs));
+                    rows.add(reader.read(rs));
                 }
                 return rows;
             }
         } catch (SQLException e) {
             throw UnavailabilityTranslator.translate(e);
         }
+    }
+
+    private static LockedJobRow lockedRow(ResultSet rs) throws SQLException {
+        LockedJobRow r = new LockedJobRow();
+        r.id = rs.getLong(1);
+        r.app = rs.getString(2);
+        r.service = rs.getString(3);
+        r.state = rs.getString(4);
+        r.attempts = rs.getInt(5);
+        r.ownerNode = rs.getString(6);
+        r.version = rs.getInt(7);
+        return r;
     }
 
     private static JobRow row(ResultSet rs) throws SQLException {
