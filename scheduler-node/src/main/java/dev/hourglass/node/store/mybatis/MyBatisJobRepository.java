@@ -144,7 +144,7 @@ public final class MyBatisJobRepository implements JobReads, JobWrites {
         jobs.forEach(j -> byId.put(j.id(), j));
         Set<Long> earlier = new HashSet<>();
         holders.values().stream().filter(id -> !byId.containsKey(id)).forEach(earlier::add);
-        Map<Long, Job> existing = readByIds(s.getMapper(JobMapper.class), earlier);
+        Map<Long, Job> existing = readByIds(s, earlier);
         for (Job job : jobs) {
             Long holder = job.bizKey() == null ? null : holders.get(keyOf(job.app(), job.bizKey()));
             if (holder == null || holder == job.id()) {
@@ -262,10 +262,14 @@ public final class MyBatisJobRepository implements JobReads, JobWrites {
      * A job that ended within milliseconds of its submit made a second submit of its key fail
      * with "held by a job which does not exist" (DubboSubmitIT, a schedule triggered twice).
      */
-    private static Map<Long, Job> readByIds(JobMapper m, Set<Long> ids) {
+    static Map<Long, Job> readByIds(SqlSession s, Set<Long> ids) {
+        JobMapper m = s.getMapper(JobMapper.class);
         Map<Long, Job> found = new HashMap<>();
         Set<Long> missing = new HashSet<>(ids);
         for (int read = 0; read < HOLDER_READS && !missing.isEmpty(); read++) {
+            // MyBatis answers a statement it has run in this session with the same text from its
+            // session cache: without this, a read again would never reach the database
+            s.clearCache();
             m.findLiveByIds(IdList.of(missing)).forEach(r -> found.put(r.id, JobRows.toJob(r)));
             missing.removeAll(found.keySet());
             if (!missing.isEmpty()) {
