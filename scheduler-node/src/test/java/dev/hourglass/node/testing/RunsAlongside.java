@@ -8,8 +8,9 @@ import org.junit.jupiter.api.Tag;
 
 /**
  * An integration-test class that may run while one other such class runs, in a second test JVM:
- * failsafe runs the classes tagged {@value #TAG} first, two JVMs at a time, then every other class
- * alone (the parent POM's failsafe executions). The suite spends most of its time waiting for
+ * failsafe runs the classes tagged {@value #TAG} two JVMs at a time; in scheduler-node-it last,
+ * after the {@link RunsPaired} classes and those that run alone (its POM and the parent's failsafe
+ * executions). The suite spends most of its time waiting for
  * sessions, timeouts and fire times, so a second JVM takes minutes off it on two cores.
  *
  * <p>Only for a class none of whose checks two test JVMs sharing the CPU can break: it asserts
