@@ -26,8 +26,9 @@ import org.HdrHistogram.ConcurrentHistogram;
  * LoadBench --node ... --admin ... --workload stats   [--pending 10000000] --jdbc URL
  * LoadBench --node ... --admin ... --workload submit  [--clients 16] [--seconds 20] [--delay-ms 600000]
  * LoadBench --node ... --admin ... --workload pull    [--part both|throughput|steady] [--jobs 30000]
+ *           [--rate 500] [--seconds 30] [--delay-ms 3000] [--consumers 8] [--batch 50]
+ *           [--warmup-max-seconds 240: steady warm-up parts until the node's JIT is quiet] (PullBench)
  * LoadBench --node ... --admin ... --workload schedules [--schedules 100000] [--seconds 60] --jdbc URL
- *           [--rate 500] [--seconds 30] [--delay-ms 3000] [--consumers 8] [--batch 50] (PullBench)
  * </pre>
  */
 public final class LoadBench {

@@ -34,6 +34,14 @@ public final class MariaDbServer {
         config.addArg("--bind-address=127.0.0.1");
         config.addArg("--max-connections=500");
         config.addArg("--innodb-buffer-pool-size=1G");
+        // for looking into the database under a load, e.g. "--slow-query-log --long-query-time=0
+        // --log-slow-verbosity=query_plan --slow-query-log-file=/tmp/slow.log"
+        String extra = System.getenv().getOrDefault("BENCH_DB_ARGS", "");
+        for (String arg : extra.trim().split("\\s+")) {
+            if (!arg.isEmpty()) {
+                config.addArg(arg);
+            }
+        }
         DB db = DB.newEmbeddedDB(config.build());
         db.start();
         // over JDBC: the mariadb command-line client that DB.createDB runs insists on TLS

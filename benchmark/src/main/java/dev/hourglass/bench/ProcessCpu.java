@@ -37,15 +37,51 @@ final class ProcessCpu {
         long ticks = 0;
         for (long pid : pids) {
             try {
-                String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-                // the command name in parentheses may hold spaces: fields are counted after its ')'
-                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime (fields 14, 15)
+                ticks += ticks(Files.readString(Path.of("/proc", Long.toString(pid), "stat")));
             } catch (IOException | RuntimeException gone) {
                 // not running (any more): nothing to add
             }
         }
         return ticks / TICKS_PER_SECOND;
+    }
+
+    /**
+     * CPU seconds so far of the processes' JIT compiler threads (HotSpot names them {@code C1
+     * CompilerThread<n>} and {@code C2 CompilerThread<n>}, cut to 15 characters in {@code comm}):
+     * how far from warm a node still is. A node keeps compiling for a minute or two under a new
+     * kind of load on these cores, at a third of a core and more (docs/performance.md).
+     */
+    double compilerSeconds() {
+        long ticks = 0;
+        for (long pid : pids) {
+            Path tasks = Path.of("/proc", Long.toString(pid), "task");
+            try (var threads = Files.list(tasks)) {
+                for (Path thread : (Iterable<Path>) threads::iterator) {
+                    ticks += compilerTicks(thread);
+                }
+            } catch (IOException | RuntimeException gone) {
+                // not running (any more): nothing to add
+            }
+        }
+        return ticks / TICKS_PER_SECOND;
+    }
+
+    private static long compilerTicks(Path thread) {
+        try {
+            String name = Files.readString(thread.resolve("comm"));
+            if (!name.startsWith("C1 Compiler") && !name.startsWith("C2 Compiler")) {
+                return 0;
+            }
+            return ticks(Files.readString(thread.resolve("stat")));
+        } catch (IOException | RuntimeException gone) {
+            return 0; // the thread ended between the listing and the read
+        }
+    }
+
+    /** utime + stime of a {@code stat} line, counted after the command name's ')' (it may hold spaces). */
+    private static long ticks(String stat) {
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime (fields 14, 15)
     }
 
     /**
