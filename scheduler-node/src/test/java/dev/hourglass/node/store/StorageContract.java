@@ -300,6 +300,127 @@ public abstract class StorageContract {
     }
 
     /**
+     * One batch of results for jobs that end each its own way: the ends are written a statement per
+     * kind of end and the log rows in one statement, each row's values chosen by its job. Each job
+     * must get exactly its own outcome, message, times and final state; a stale result in the same
+     * batch changes nothing, and a send mark for another job in the batch still applies.
+     */
+    @Test
+    void aBatchOfResultsWritesEachJobsOwnOutcome() {
+        Job ok1 = job(T0, null, 3);
+        Job ok2 = job(T0, null, 3);
+        Job failed = job(T0, null, 3);
+        Job retried = job(T0, null, 3);
+        Job marked = job(T0, null, 3);
+        jobs.insertAll(List.of(ok1, ok2, failed, retried, marked));
+        assertThat(attempts.claim(List.of(ok1.id(), ok2.id(), failed.id(), retried.id(), marked.id()), "n1", T0, T0)
+                        .claimed())
+                .hasSize(5);
+        attempts.record(
+                List.of(
+                        new AttemptResult(
+                                ok1.id(),
+                                1,
+                                AttemptOutcome.SUCCESS,
+                                null,
+                                T0 + 11L,
+                                T0 + 21,
+                                NextStep.finished(),
+                                3,
+                                "a/svc"),
+                        new AttemptResult(
+                                ok2.id(),
+                                1,
+                                AttemptOutcome.SUCCESS,
+                                "fine",
+                                null,
+                                T0 + 22,
+                                NextStep.finished(),
+                                3,
+                                "a/svc"),
+                        new AttemptResult(
+                                failed.id(),
+                                1,
+                                AttemptOutcome.FAIL,
+                                "HTTP 400",
+                                T0 + 13L,
+                                T0 + 23,
+                                NextStep.failed(),
+                                3,
+                                "a/svc"),
+                        new AttemptResult(
+                                retried.id(),
+                                1,
+                                AttemptOutcome.RETRY,
+                                "HTTP 503",
+                                null,
+                                T0 + 24,
+                                NextStep.retryAt(T0 + 2_000),
+                                3,
+                                "a/svc"),
+                        new AttemptResult(
+                                failed.id(),
+                                2,
+                                AttemptOutcome.SUCCESS,
+                                null,
+                                null,
+                                T0 + 25,
+                                NextStep.finished(),
+                                3,
+                                "a/svc"),
+                        AttemptResult.sentOnly(marked.id(), 1, T0 + 15, 3, "a/svc")),
+                T0 + 30);
+
+        assertThat(jobs.find(ok1.id()).orElseThrow().state()).isEqualTo(JobState.FINISHED);
+        assertThat(jobs.find(ok2.id()).orElseThrow()).satisfies(j -> {
+            assertThat(j.state()).isEqualTo(JobState.FINISHED);
+            assertThat(j.lastError())
+                    .as("a success's message is kept as its last word")
+                    .isEqualTo("fine");
+        });
+        assertThat(jobs.find(failed.id()).orElseThrow()).satisfies(j -> {
+            assertThat(j.state())
+                    .as("the stale attempt 2 result changed nothing")
+                    .isEqualTo(JobState.FAILED);
+            assertThat(j.lastError()).isEqualTo("HTTP 400");
+            assertThat(j.attempts()).isEqualTo(1);
+        });
+        assertThat(jobs.find(retried.id()).orElseThrow()).satisfies(j -> {
+            assertThat(j.state()).isEqualTo(JobState.DELAYED);
+            assertThat(j.dueAt()).isEqualTo(T0 + 2_000);
+        });
+        assertThat(jobs.find(marked.id()).orElseThrow().state()).isEqualTo(JobState.RUNNING);
+
+        assertThat(jobs.executions(ok1.id())).singleElement().satisfies(e -> {
+            assertThat(e.outcome()).isEqualTo(AttemptOutcome.SUCCESS);
+            assertThat(e.message()).isNull();
+            assertThat(e.firedAt()).isEqualTo(T0 + 11);
+            assertThat(e.finishedAt()).isEqualTo(T0 + 21);
+        });
+        assertThat(jobs.executions(ok2.id())).singleElement().satisfies(e -> {
+            assertThat(e.outcome()).isEqualTo(AttemptOutcome.SUCCESS);
+            assertThat(e.message()).isEqualTo("fine");
+            assertThat(e.firedAt()).as("no send time given: the claim's stays").isEqualTo(T0);
+            assertThat(e.finishedAt()).isEqualTo(T0 + 22);
+        });
+        assertThat(jobs.executions(failed.id())).singleElement().satisfies(e -> {
+            assertThat(e.outcome()).isEqualTo(AttemptOutcome.FAIL);
+            assertThat(e.message()).isEqualTo("HTTP 400");
+            assertThat(e.firedAt()).isEqualTo(T0 + 13);
+            assertThat(e.finishedAt()).isEqualTo(T0 + 23);
+        });
+        assertThat(jobs.executions(retried.id())).singleElement().satisfies(e -> {
+            assertThat(e.outcome()).isEqualTo(AttemptOutcome.RETRY);
+            assertThat(e.message()).isEqualTo("HTTP 503");
+            assertThat(e.finishedAt()).isEqualTo(T0 + 24);
+        });
+        assertThat(jobs.executions(marked.id())).singleElement().satisfies(e -> {
+            assertThat(e.outcome()).isNull();
+            assertThat(e.firedAt()).isEqualTo(T0 + 15);
+        });
+    }
+
+    /**
      * A success with nothing to record is copied to the backlog without an update first; it must
      * apply exactly as the conditional update did: only to the attempt that is RUNNING now, keeping
      * what the earlier attempts recorded.

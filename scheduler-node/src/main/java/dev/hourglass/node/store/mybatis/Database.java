@@ -47,6 +47,10 @@ public final class Database implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Database.class);
     /** How long a transaction may sit idle on MariaDB before the server ends it. */
     public static final Duration IDLE_TRANSACTION_LIMIT = Duration.ofSeconds(20);
+    /** MyBatis's database id ({@code _databaseId} in the mappers) of the standalone H2 store. */
+    static final String H2 = "h2";
+    /** MyBatis's database id of MariaDB and MySQL. */
+    static final String MYSQL = "mysql";
 
     private final HikariDataSource api;
     private final HikariDataSource engine;
@@ -99,10 +103,10 @@ public final class Database implements AutoCloseable {
                     .locations("classpath:db/migration")
                     .load()
                     .migrate();
-            this.sessions = sessionFactory(api);
+            this.sessions = sessionFactory(api, jdbcUrl);
             if (enginePoolSize > 0) {
                 enginePool = pool(jdbcUrl, user, password, "hourglass-engine", enginePoolSize, metrics, initSql);
-                this.engineSessions = sessionFactory(enginePool);
+                this.engineSessions = sessionFactory(enginePool, jdbcUrl);
             } else {
                 this.engineSessions = sessions;
             }
@@ -220,9 +224,11 @@ public final class Database implements AutoCloseable {
         }
     }
 
-    private static SqlSessionFactory sessionFactory(DataSource dataSource) {
+    private static SqlSessionFactory sessionFactory(DataSource dataSource, String jdbcUrl) {
         Environment environment = new Environment("hourglass", new JdbcTransactionFactory(), dataSource);
         Configuration configuration = new Configuration(environment);
+        // statements that need another form on H2 than on MariaDB and MySQL ask _databaseId
+        configuration.setDatabaseId(jdbcUrl.startsWith("jdbc:h2:") ? H2 : MYSQL);
         configuration.setMapUnderscoreToCamelCase(true);
         configuration.setJdbcTypeForNull(JdbcType.NULL);
         configuration.setDefaultStatementTimeout(30);

@@ -96,13 +96,13 @@ public interface JobMapper {
             @Param("message") String message,
             @Param("now") long now);
 
-    int endAttempt(
-            @Param("jobId") long jobId,
-            @Param("attempt") int attempt,
+    int endToBacklog(
+            @Param("ids") IdList ids,
             @Param("state") String state,
             @Param("message") String message,
-            @Param("token") String token,
             @Param("now") long now);
+
+    int deleteEnded(@Param("ids") IdList ids);
 
     List<DueRow> loadDue(
             @Param("cursors") List<ShardCursor> cursors,

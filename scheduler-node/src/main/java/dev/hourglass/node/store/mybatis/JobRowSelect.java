@@ -36,9 +36,21 @@ final class JobRowSelect {
      * in) and tells what a conditional change that follows will find.
      */
     static List<LockedJobRow> lockLive(SqlSession s, IdList ids) {
-        String sql = "SELECT id, app, service, state, attempts, owner_node, version FROM job_delay_task WHERE id IN ("
-                + ids.getSql() + ") ORDER BY id FOR UPDATE";
+        String sql = "SELECT id, app, service, state, attempts, owner_node, version FROM job_delay_task"
+                + byPrimaryKey(s) + " WHERE id IN (" + ids.getSql() + ") ORDER BY id FOR UPDATE";
         return query(s, sql, null, JobRowSelect::lockedRow);
+    }
+
+    /**
+     * The hint that makes MariaDB and MySQL find a list of ids through the primary key in a locking
+     * statement; none on H2, which has no such hint and locks only the rows it returns. With a
+     * small table (under about 2,000 live jobs) and a list of 150, MariaDB 11.4 chose to scan the
+     * whole table or an index; a locking scan waits on every row another transaction holds, so two
+     * batches of results written side by side deadlocked on each other's first row
+     * (docs/performance.md, "Pull consumers"). JobMapper's DELETEs by ids take the same hint.
+     */
+    static String byPrimaryKey(SqlSession s) {
+        return Database.H2.equals(s.getConfiguration().getDatabaseId()) ? "" : " FORCE INDEX (PRIMARY)";
     }
 
     /**

@@ -13,6 +13,7 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -135,19 +136,28 @@ public final class MyBatisAttemptStore implements AttemptStore {
                     ending.add(r.jobId());
                 }
             }
+            List<ExecutionLogClose.Close> closes = new ArrayList<>();
+            Set<Long> closing = new HashSet<>();
             for (AttemptResult r : results) {
                 if (r.isSentOnly()) {
+                    if (closing.contains(r.jobId())) { // the job's close came first: it is written first
+                        ExecutionLogClose.close(s, closes);
+                        closes.clear();
+                        closing.clear();
+                    }
                     m.markSent(r.jobId(), r.attempt(), r.firedAt());
                 } else {
-                    m.closeExecution(
+                    closes.add(new ExecutionLogClose.Close(
                             r.jobId(),
                             r.attempt(),
                             r.firedAt(),
                             r.finishedAt(),
                             r.outcome().name(),
-                            JobRows.clip(r.message()));
+                            JobRows.clip(r.message())));
+                    closing.add(r.jobId());
                 }
             }
+            ExecutionLogClose.close(s, closes);
             for (AttemptResult r : results) {
                 if (!r.isSentOnly() && !r.next().isFinal()) {
                     live.moveRunning(r.jobId(), r.attempt(), DELAYED);
@@ -160,26 +170,24 @@ public final class MyBatisAttemptStore implements AttemptStore {
                             now);
                 }
             }
-            List<Long> ended = new ArrayList<>();
             Map<Long, DeadLetterWriter.Ended> endedHere = new HashMap<>();
-            String token = tokens.next();
+            // the jobs that end here, by how they end (results are in id order, so each list is)
+            Map<Ending, List<Long>> endings = new LinkedHashMap<>();
             for (AttemptResult r : results) {
-                if (!r.isSentOnly() && r.next().isFinal()) {
-                    if (live.isRunning(r.jobId(), r.attempt())) { // the update below applies
-                        endedHere.put(
-                                r.jobId(),
-                                new DeadLetterWriter.Ended(
-                                        r.serviceKey(), r.next().state()));
-                    }
-                    live.moveRunning(r.jobId(), r.attempt(), null); // then to the backlog: gone
-                    m.endAttempt(
-                            r.jobId(), r.attempt(), r.next().state().name(), JobRows.clip(r.message()), token, now);
-                    ended.add(r.jobId());
+                if (!r.isSentOnly() && r.next().isFinal() && live.isRunning(r.jobId(), r.attempt())) {
+                    endedHere.put(
+                            r.jobId(),
+                            new DeadLetterWriter.Ended(r.serviceKey(), r.next().state()));
+                    live.moveRunning(r.jobId(), r.attempt(), null); // to the backlog: gone
+                    endings.computeIfAbsent(
+                                    new Ending(r.next().state().name(), JobRows.clip(r.message())),
+                                    k -> new ArrayList<>())
+                            .add(r.jobId());
                 }
             }
-            if (!ended.isEmpty()) {
-                m.copyToBacklog(IdList.of(ended), token, now);
-                m.deleteLive(IdList.of(ended), token);
+            if (!endings.isEmpty()) {
+                endings.forEach((how, ids) -> m.endToBacklog(IdList.of(ids), how.state(), how.message(), now));
+                m.deleteEnded(IdList.of(endedHere.keySet().stream().sorted().toList()));
             }
             live.counts().writeTo(m);
             List<Job> letters = deadLetters.anyRouted(endedHere) ? deadLetters.write(s, endedHere, now) : List.of();
@@ -213,6 +221,9 @@ public final class MyBatisAttemptStore implements AttemptStore {
     }
 
     private record Attempt(long jobId, int number) {}
+
+    /** How a job ends: its final state and the message kept as its last error (null keeps the one before). */
+    private record Ending(String state, String message) {}
 
     @Override
     public void quarantine(AttemptResult result, String error, long now) {

@@ -71,7 +71,7 @@ import org.w3c.dom.Node;
  *
  * <p>A state given as a parameter ({@code state = #{state}}, {@code state IN <foreach
  * collection="from">}) is whatever the statement's Java caller passes: {@link #callerStates} runs
- * the callers on a mapper that records it. What that does not see: endAttempt writes the state of
+ * the callers on a mapper that records it. What that does not see: endToBacklog writes the state of
  * the {@link NextStep} it is given, and only NextStep's factories are run here (they make FINISHED
  * and FAILED final); its record constructor is public and would take any state.
  *
@@ -101,7 +101,9 @@ class JobStatementsTest {
             "mybatis/BizKeyInsert.java",
             "hg_biz_key: takes jobs' bizKeys; no job's state",
             "mybatis/ExecutionLogInsert.java",
-            "job_delay_task_execlog: opens the log rows of attempts a reservation took; no job's state");
+            "job_delay_task_execlog: opens the log rows of attempts a reservation took; no job's state",
+            "mybatis/ExecutionLogClose.java",
+            "job_delay_task_execlog: writes the outcomes of attempts into their log rows; no job's state");
 
     private static final int CI = Pattern.CASE_INSENSITIVE | Pattern.DOTALL;
     /** A mention of the column {@code state} (not {@code notified_state}, {@code q.state}, {@code #{state}}). */
@@ -898,9 +900,12 @@ class JobStatementsTest {
             };
         });
         Connection connection = lockingConnection(locked);
+        org.apache.ibatis.session.Configuration configuration = new org.apache.ibatis.session.Configuration();
+        configuration.setDatabaseId(Database.MYSQL);
         SqlSession session = proxy(SqlSession.class, (p, method, args) -> switch (method.getName()) {
             case "getMapper" -> mapper;
             case "getConnection" -> connection;
+            case "getConfiguration" -> configuration;
             default ->
                 method.getDeclaringClass() == Object.class
                         ? objectMethod(p, method, args)
