@@ -736,6 +736,12 @@ public final class PullConsumers implements PulledJobSignals {
                     if (h.dueAt() > now) {
                         break; // never before its due time
                     }
+                    if (h.handOutBy() < now) {
+                        // past its hand-out time the consumer would get less than its TTR before
+                        // the deadline in the database: it is the give-back's (giveBackLapsed),
+                        // even while the reserving threads that run it are busy
+                        continue;
+                    }
                     if (java.util.Objects.equals(h.ttrMs(), r.ttrMs())) {
                         got.add(h.reserved().job());
                         it.remove();

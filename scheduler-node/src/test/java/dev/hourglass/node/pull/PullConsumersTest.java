@@ -456,6 +456,40 @@ class PullConsumersTest {
         assertThat(next.join()).as("reservable again").extracting(Job::id).containsExactly(1L);
     }
 
+    /**
+     * Its give-back runs on the reserving threads, which a slow reserve can hold; a consumer asking
+     * meanwhile must not be handed a held job past its hand-out time, with less than its TTR left
+     * before the deadline the database counts.
+     */
+    @Test
+    void aHeldJobPastItsHandOutTimeIsNotHandedOutWhileItsGiveBackWaits() {
+        ManualScheduler reservingThreads = new ManualScheduler(clock);
+        pull.close();
+        pull = new PullConsumers(
+                store,
+                JOBS_UNUSED,
+                new Services(),
+                "n1",
+                time,
+                reservingThreads,
+                new PullConsumers.Settings(100, 10_000, 100, 200));
+        pull.start();
+        CompletableFuture<List<Job>> waiting = reserve(450, "work");
+        reservingThreads.runDue();
+        store.readyAt("work", 1, T0 + 500);
+        pull.due(Job.serviceKey(APP, "work"), T0 + 500);
+        time.advanceTo(T0 + 400);
+        reservingThreads.runDue(); // reserved ahead, held: to be handed out by T0 + 700
+        time.advanceTo(T0 + 450);
+        reservingThreads.runDue();
+        assertThat(waiting.join()).as("its wait ran out before the job was due").isEmpty();
+
+        time.advanceTo(T0 + 701); // the reserving threads are busy: no give-back runs
+        assertThat(reserve(0, "work").join()).as("past its hand-out time").isEmpty();
+        reservingThreads.runDue();
+        assertThat(store.givenBack).extracting(h -> h.job().id()).containsExactly(1L);
+    }
+
     @Test
     void aReserveOfAnotherTtrIsNotHandedAJobHeldForOne() {
         reservingAhead();
