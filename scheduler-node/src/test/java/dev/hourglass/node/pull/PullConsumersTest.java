@@ -377,6 +377,11 @@ class PullConsumersTest {
     // ---- reserving ahead (the node's defaults: 100 ms ahead, held up to 200 ms past the due time) ----
 
     private void reservingAhead() {
+        reservingAhead(time);
+    }
+
+    /** Reserving ahead, with the reserving threads' tasks on {@code reservers}. */
+    private void reservingAhead(ManualScheduler reservers) {
         pull.close();
         pull = new PullConsumers(
                 store,
@@ -384,7 +389,7 @@ class PullConsumersTest {
                 new Services(),
                 "n1",
                 time,
-                time,
+                reservers,
                 new PullConsumers.Settings(100, 10_000, 100, 200));
         pull.start();
     }
@@ -464,16 +469,7 @@ class PullConsumersTest {
     @Test
     void aHeldJobPastItsHandOutTimeIsNotHandedOutWhileItsGiveBackWaits() {
         ManualScheduler reservingThreads = new ManualScheduler(clock);
-        pull.close();
-        pull = new PullConsumers(
-                store,
-                JOBS_UNUSED,
-                new Services(),
-                "n1",
-                time,
-                reservingThreads,
-                new PullConsumers.Settings(100, 10_000, 100, 200));
-        pull.start();
+        reservingAhead(reservingThreads);
         CompletableFuture<List<Job>> waiting = reserve(450, "work");
         reservingThreads.runDue();
         store.readyAt("work", 1, T0 + 500);
