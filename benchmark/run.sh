@@ -4,6 +4,8 @@
 # then LoadBench, which submits to every node in turn.
 # usage: [NODES=3] [KAFKA=1|DUBBO=1] benchmark/run.sh burst|steady|pending|stats|schedules|submit|pull [LoadBench options...]
 #   NODE_JAR=path runs another build of the node (to compare two versions)
+#   NODE_JAVA_OPTS / BENCH_JAVA_OPTS: JVM options of the nodes / of LoadBench (e.g. "-Xlog:gc:file=/tmp/gc.log")
+#   BENCH_DB_ARGS: server options of the MariaDB (MariaDbServer)
 #   KAFKA=1 also starts an in-process Kafka broker and delivers to a KAFKA service instead of HTTP
 #   DUBBO=1 delivers to a DUBBO service: a JobCallbackService exported by LoadBench on 127.0.0.1
 #   e.g. benchmark/run.sh steady --rate 2000 --seconds 60; benchmark/run.sh submit --clients 16
@@ -57,7 +59,7 @@ sleep 2 # let the master's first assignment reach every node
 
 # the client drops an idle connection before the server may close it (a reused connection the
 # server had just closed ended requests with an EOF)
-java -Xmx1g -Ddubbo.application.logger=slf4j -Dlogback.configurationFile=benchmark/loadbench-logback.xml \
+java -Xmx1g ${BENCH_JAVA_OPTS:-} -Ddubbo.application.logger=slf4j -Dlogback.configurationFile=benchmark/loadbench-logback.xml \
   -Djdk.httpclient.keepalive.timeout=10 -cp "$cp" dev.hourglass.bench.LoadBench --node "$urls" \
   --admin bench-admin-token-0123456789 --jdbc "jdbc:mariadb://127.0.0.1:$db_port/hourglass?sslMode=disable" \
   --workload "$workload" --cpu-node "$node_pids" --cpu-db "$db_pids" "${channel_opts[@]}" "$@"

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,7 +35,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       submit node within 20 ms, on any other node within 200 ms (p99 at 500 jobs/s).
  * </ul>
  *
- * {@code --part throughput|steady|both} (both) picks them. Unless {@code --warmup-seconds 0}, both
+ * Each consumer acknowledges from a results thread of its own ({@code --acks background}, as the
+ * SDK's {@code PullConsumer} does), or itself before it reserves again ({@code --acks inline}):
+ * then it is not waiting while its acknowledgement commits, and a job due meanwhile waits for it.
+ *
+ * <p>{@code --part throughput|steady|both} (both) picks them. Unless {@code --warmup-seconds 0}, both
  * run first, smaller, on services of their own, the steady part again until the nodes' JIT is quiet
  * ({@link #warmUp}), and their figures are dropped: a cold node spends its CPU compiling. Each
  * part reports the cores the nodes' JIT compilers took during it ({@code nodeJitCores}).
@@ -54,6 +59,8 @@ final class PullBench {
     private final int consumers;
     /** Jobs each reserve asks for (--batch, 50), and so each results call acknowledges at most. */
     private final int batch;
+    /** Who acknowledges (--acks background|inline): {@link PullConsumerGroup.Acks}. */
+    private final PullConsumerGroup.Acks acks;
 
     private final ProcessCpu nodeCpu;
     private final ProcessCpu dbCpu;
@@ -70,6 +77,8 @@ final class PullBench {
         this.opts = opts;
         this.consumers = (int) opt("consumers", 8);
         this.batch = (int) opt("batch", 50);
+        this.acks = PullConsumerGroup.Acks.valueOf(
+                opts.getOrDefault("acks", "background").toUpperCase(Locale.ROOT));
         this.nodeCpu = new ProcessCpu(opts.get("cpu-node"));
         this.dbCpu = new ProcessCpu(opts.get("cpu-db"));
         this.deadlocks = new InnoDbDeadlocks(opts.get("jdbc"));
@@ -94,6 +103,7 @@ final class PullBench {
         out.put("nodes", apis.size());
         out.put("consumers", consumers);
         out.put("batch", batch);
+        out.put("acks", acks.name().toLowerCase(Locale.ROOT));
         if (!part.equals("steady")) {
             ObjectNode t = throughput("pull-throughput", jobs);
             out.set("throughput", t);
@@ -190,7 +200,8 @@ final class PullBench {
                 tally,
                 () -> tally.acknowledged() >= jobs || (tally.distinctReserved() >= jobs && tally.allAnswered()),
                 opt("drain-timeout-seconds", 120),
-                jobs + 10_000L);
+                jobs + 10_000L,
+                acks);
         double[] beforeDrain = cpu();
         long start = System.nanoTime();
         group.start();
@@ -240,7 +251,8 @@ final class PullBench {
                 tally,
                 () -> submitted.get() && tally.distinctReserved() >= accepted.size() && tally.allAnswered(),
                 lastDueBound + 120, // a bound only: the wait below ends it
-                (long) rate * seconds + 10_000L);
+                (long) rate * seconds + 10_000L,
+                acks);
         group.start();
         sleep(1_000); // every consumer in its long poll before the first job
         double[] before = cpu();

@@ -6,16 +6,22 @@ import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.apache.hc.core5.util.Timeout;
 
 /**
  * Pull consumers of one service, each a thread with its own loop: reserve up to {@code max} jobs
  * (long-polling {@code waitMs}), note each job in the {@link PullTally} when the answer is read
- * (with the node URL it was reserved through),
- * then acknowledge the whole batch SUCCESS with one POST /api/v1/results; again. Consumer {@code
- * c} talks to node {@code c % nodes}.
+ * (with the node URL it was reserved through), acknowledge them SUCCESS with POST
+ * /api/v1/results; again. Consumer {@code c} talks to node {@code c % nodes}.
+ *
+ * <p>How a consumer acknowledges is {@link Acks}: {@code BACKGROUND} (the default) as the SDK's
+ * {@code PullConsumer} does, by a results thread of its own that sends whatever has gathered
+ * (up to 1,000) while the consumer is back in its long poll; {@code INLINE} by the consumer
+ * itself, one call per batch before it reserves again, so it is not waiting while it acknowledges.
  *
  * <p>A consumer stops at {@link #stop}, at its deadline, or after {@code maxReservesEach} reserve
  * calls, whichever comes first. After each batch it asks {@code done} whether the work is complete
@@ -25,6 +31,15 @@ import org.apache.hc.core5.util.Timeout;
  */
 final class PullConsumerGroup {
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** Who sends a consumer's acknowledgements: a results thread of its own, or the consumer. */
+    enum Acks {
+        BACKGROUND,
+        INLINE
+    }
+
+    /** The results one call may carry (docs/api.md, POST /api/v1/results). */
+    private static final int MAX_RESULTS_PER_CALL = 1_000;
 
     /** What each consumer asks for: up to {@code max} jobs of {@code service}, held {@code ttrMs}. */
     record Reserve(String service, int max, long ttrMs, long waitMs) {
@@ -42,8 +57,10 @@ final class PullConsumerGroup {
     private final BooleanSupplier done;
     private final long deadlineNanos;
     private final long maxReservesEach;
+    private final Acks acks;
     private final SubmitClient http;
     private final List<Thread> threads = new ArrayList<>();
+    private final List<Thread> ackThreads = new ArrayList<>();
     private final AtomicLong doneAt = new AtomicLong();
     private volatile boolean stopping;
 
@@ -59,7 +76,8 @@ final class PullConsumerGroup {
             PullTally tally,
             BooleanSupplier done,
             long maxSeconds,
-            long maxReservesEach) {
+            long maxReservesEach,
+            Acks acks) {
         this.nodeUrls = nodeUrls;
         this.token = token;
         this.consumers = consumers;
@@ -68,14 +86,29 @@ final class PullConsumerGroup {
         this.done = done;
         this.deadlineNanos = System.nanoTime() + maxSeconds * 1_000_000_000L;
         this.maxReservesEach = maxReservesEach;
-        // a long poll is answered by waitMs; the margin is for a node slowed by the load
-        this.http = new SubmitClient(consumers, Timeout.ofMilliseconds(reserve.waitMs() + 15_000));
+        this.acks = acks;
+        // a long poll is answered by waitMs; the margin is for a node slowed by the load. A
+        // connection for each consumer and each results thread
+        this.http = new SubmitClient(2 * consumers, Timeout.ofMilliseconds(reserve.waitMs() + 15_000));
     }
 
     void start() {
         for (int c = 0; c < consumers; c++) {
             String base = nodeUrls.get(c % nodeUrls.size());
-            Thread t = new Thread(() -> consume(base), "pull-consumer-" + reserve.service() + "-" + c);
+            String resultsUrl = base + "/api/v1/results";
+            Consumer<List<JsonNode>> acknowledge;
+            if (acks == Acks.BACKGROUND) {
+                LinkedBlockingQueue<List<JsonNode>> pending = new LinkedBlockingQueue<>();
+                Thread sender = new Thread(
+                        () -> sendGathered(resultsUrl, pending), "pull-results-" + reserve.service() + "-" + c);
+                sender.setDaemon(true);
+                ackThreads.add(sender);
+                sender.start();
+                acknowledge = pending::add;
+            } else {
+                acknowledge = items -> send(resultsUrl, items);
+            }
+            Thread t = new Thread(() -> consume(base, acknowledge), "pull-consumer-" + reserve.service() + "-" + c);
             t.setDaemon(true);
             threads.add(t);
             t.start();
@@ -105,7 +138,10 @@ final class PullConsumerGroup {
     void stop() {
         stopping = true;
         http.abort();
-        for (Thread t : threads) {
+        ackThreads.forEach(Thread::interrupt);
+        List<Thread> all = new ArrayList<>(threads);
+        all.addAll(ackThreads);
+        for (Thread t : all) {
             try {
                 t.join(5_000);
             } catch (InterruptedException e) {
@@ -118,9 +154,8 @@ final class PullConsumerGroup {
         }
     }
 
-    private void consume(String base) {
+    private void consume(String base, Consumer<List<JsonNode>> acknowledge) {
         String reserveUrl = base + "/api/v1/reserve";
-        String resultsUrl = base + "/api/v1/results";
         String reserveBody = reserve.body();
         for (long call = 0; call < maxReservesEach && !stopping && System.nanoTime() < deadlineNanos; call++) {
             try {
@@ -136,7 +171,16 @@ final class PullConsumerGroup {
                 JsonNode items = JSON.readTree(answer.body()).path("items");
                 tally.reserveCall(items.size(), reserveMicros);
                 if (!items.isEmpty()) {
-                    acknowledge(base, resultsUrl, items, heldAt);
+                    List<JsonNode> held = new ArrayList<>(items.size());
+                    for (JsonNode item : items) {
+                        tally.reserved(
+                                item.path("id").asText(),
+                                Instant.parse(item.path("fireAt").asText()).toEpochMilli(),
+                                heldAt,
+                                base);
+                        held.add(item);
+                    }
+                    acknowledge.accept(held);
                 }
                 if (doneAt.get() == 0 && done.getAsBoolean()) {
                     doneAt.compareAndSet(0, System.nanoTime());
@@ -151,15 +195,37 @@ final class PullConsumerGroup {
         }
     }
 
-    private void acknowledge(String base, String resultsUrl, JsonNode items, long heldAt) throws IOException {
+    /**
+     * A results thread: waits for the first batch, then sends it with every batch gathered behind
+     * it (up to {@link #MAX_RESULTS_PER_CALL} results a call), until {@link #stop}.
+     */
+    private void sendGathered(String resultsUrl, LinkedBlockingQueue<List<JsonNode>> pending) {
+        List<JsonNode> items = new ArrayList<>();
+        while (!stopping) {
+            try {
+                items.addAll(pending.take());
+            } catch (InterruptedException e) {
+                return; // stop()
+            }
+            List<JsonNode> next;
+            while (items.size() < MAX_RESULTS_PER_CALL
+                    && (next = pending.peek()) != null
+                    && items.size() + next.size() <= MAX_RESULTS_PER_CALL) {
+                items.addAll(pending.poll());
+            }
+            send(resultsUrl, items);
+            items = new ArrayList<>();
+        }
+    }
+
+    /** Acknowledges {@code items} SUCCESS in one call and counts what the node answered. */
+    private void send(String resultsUrl, List<JsonNode> items) {
         StringBuilder body = new StringBuilder("{\"results\":[");
         String separator = "";
         for (JsonNode item : items) {
-            String id = item.path("id").asText();
-            tally.reserved(id, Instant.parse(item.path("fireAt").asText()).toEpochMilli(), heldAt, base);
             body.append(separator)
                     .append("{\"jobId\":\"")
-                    .append(id)
+                    .append(item.path("id").asText())
                     .append("\",\"attempt\":")
                     .append(item.path("attempt").asInt())
                     .append(",\"status\":\"SUCCESS\"}");
@@ -168,20 +234,24 @@ final class PullConsumerGroup {
         body.append("]}");
         long t0 = System.nanoTime();
         SubmitClient.Answer answer;
+        JsonNode answered;
         try {
             answer = http.exchange(resultsUrl, token, body.toString());
+            answered = answer.status() == 200 ? JSON.readTree(answer.body()).path("results") : null;
         } catch (IOException | RuntimeException e) {
-            tally.resultsFailed(items.size(), e.toString()); // counted here, not again as a reserve's
+            if (!stopping) {
+                tally.resultsFailed(items.size(), e.toString()); // counted here, not again as a reserve's
+            }
             return;
         }
         long micros = (System.nanoTime() - t0) / 1_000;
-        if (answer.status() != 200) {
+        if (answered == null) {
             tally.resultsFailed(items.size(), answer.status() + " " + answer.body());
             return;
         }
         int finished = 0;
         int refused = 0;
-        for (JsonNode result : JSON.readTree(answer.body()).path("results")) {
+        for (JsonNode result : answered) {
             if ("FINISHED".equals(result.path("state").asText())) {
                 finished++;
             } else {
