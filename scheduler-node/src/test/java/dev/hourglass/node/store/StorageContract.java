@@ -576,6 +576,41 @@ public abstract class StorageContract {
                 .containsExactly(a.id());
     }
 
+    /**
+     * The services a read leaves out, or reads alone, on every shard it reads: each shard's part of
+     * the statement carries the list (DueRowSelect).
+     */
+    @Test
+    void loadDueLeavesOutTheServicesSkippedOrReadsOnlyThoseAsked() {
+        Job a1 = job("svc-a", T0 + 100, null, 3);
+        Job b1 = job("svc-b", T0 + 110, null, 3);
+        Job c1 = job("svc-c", T0 + 120, null, 3);
+        Job a2 = job("svc-a", T0 + 130, null, 4);
+        Job b2 = job("svc-b", T0 + 140, null, 4);
+        jobs.insertAll(List.of(a1, b1, c1, a2, b2));
+        Map<Integer, Cursor> both = Map.of(3, Cursor.START, 4, Cursor.START);
+        String a = app + "/svc-a";
+        String b = app + "/svc-b";
+
+        assertThat(attempts.loadDue(new DuePage(both, T0 + 1_000, 10, Set.of(a, b))))
+                .extracting(IndexEntry::jobId)
+                .containsExactly(c1.id());
+        assertThat(attempts.loadDue(new DuePage(both, T0 + 1_000, 10, Set.of(a))))
+                .extracting(IndexEntry::jobId)
+                .containsExactlyInAnyOrder(b1.id(), c1.id(), b2.id());
+        assertThat(attempts.loadDue(new DuePage(both, T0 + 1_000, 10, Set.of(), Set.of(a))))
+                .extracting(IndexEntry::jobId)
+                .containsExactlyInAnyOrder(a1.id(), a2.id());
+        assertThat(attempts.loadDue(new DuePage(both, T0 + 1_000, 10, Set.of(a), Set.of(a, b))))
+                .as("both lists")
+                .extracting(IndexEntry::jobId)
+                .containsExactlyInAnyOrder(b1.id(), b2.id());
+        assertThat(attempts.loadDue(new DuePage(both, T0 + 1_000, 1, Set.of(a))))
+                .as("the limit is per shard, counted after the services left out")
+                .extracting(IndexEntry::jobId)
+                .containsExactlyInAnyOrder(b1.id(), b2.id());
+    }
+
     private static DuePage page(int shard, Cursor after, long before, int limit) {
         return new DuePage(Map.of(shard, after), before, limit, Set.of());
     }

@@ -104,13 +104,6 @@ public interface JobMapper {
 
     int deleteEnded(@Param("ids") IdList ids);
 
-    List<DueRow> loadDue(
-            @Param("cursors") List<ShardCursor> cursors,
-            @Param("before") long before,
-            @Param("limit") int limitPerShard,
-            @Param("skip") List<ServiceName> skip,
-            @Param("only") List<ServiceName> only);
-
     List<JobRow> findTimedOut(
             @Param("shards") Collection<Integer> shards,
             @Param("now") long now,

@@ -274,12 +274,7 @@ public final class MyBatisAttemptStore implements AttemptStore {
         List<ServiceName> only =
                 page.onlyServices().stream().map(ServiceName::ofKey).toList();
         try (SqlSession s = sessions.openSession(true)) {
-            return s
-                    .getMapper(JobMapper.class)
-                    .loadDue(cursors, page.before(), page.limitPerShard(), skip, only)
-                    .stream()
-                    .map(r -> new IndexEntry(r.id, r.dueAt, Job.serviceKey(r.app, r.service), r.shard))
-                    .toList();
+            return DueRowSelect.loadDue(s.getConnection(), cursors, page.before(), page.limitPerShard(), skip, only);
         }
     }
 
