@@ -134,6 +134,18 @@ public final class PullConsumers implements PulledJobSignals {
      */
     private final Map<String, Long> heldThrough = new HashMap<>();
 
+    /**
+     * Per service key, the reserves ahead under way, each with the earliest due time this node made
+     * due since it began: such a job may have been committed after the reserve read, so what the
+     * reserve tells of {@link #heldThrough} stops before it. (A job made due through another node
+     * that a reserve did not read is the watcher's, at its next read, as before.) (Ignoring such a reserve's reach
+     * altogether, as before, ignored nearly every reach under a steady load, where a submit comes
+     * every few milliseconds: each consumer coming back then reserved again, on the service's row
+     * lock, and held the due jobs up behind it. docs/performance.md, "Pull consumers".) Guarded by
+     * {@code lock}.
+     */
+    private final Map<String, List<ReserveUnderWay>> reservesUnderWay = new HashMap<>();
+
     private static final java.util.Comparator<Held> HELD_ORDER = java.util.Comparator.comparingLong(Held::dueAt)
             .thenComparingLong(h -> h.reserved().job().id());
 
@@ -462,6 +474,7 @@ public final class PullConsumers implements PulledJobSignals {
                 }
             }
             seenDue(serviceKey, dueAt);
+            reservesUnderWay.getOrDefault(serviceKey, List.of()).forEach(r -> r.madeDue(dueAt));
             if (waiting.containsKey(serviceKey)) {
                 planWake(serviceKey, dueAt - settings.reserveAheadMs());
             }
@@ -485,18 +498,29 @@ public final class PullConsumers implements PulledJobSignals {
      * held one, and the reserve ahead of the next due time this node knows of past what is held.
      */
     private void planNext(String key) {
+        planNextAfter(key, Long.MIN_VALUE);
+    }
+
+    /**
+     * Guarded by {@code lock}. {@link #planNext}, of the wakes after {@code after} only: the timer
+     * plans the next hand-out itself, but leaves what is due now (a give-back, a reserve ahead) to
+     * the serve its wake started, rather than wake again at once while that serve waits.
+     */
+    private void planNextAfter(String key, long after) {
         long now = timers.now();
         long next = Long.MAX_VALUE;
         boolean hasWaiters = waiting.containsKey(key);
         TreeSet<Held> jobs = held.get(key);
         if (jobs != null && !jobs.isEmpty()) {
             for (Held h : jobs) {
-                next = Math.min(next, h.handOutBy());
+                if (h.handOutBy() > after) {
+                    next = Math.min(next, h.handOutBy());
+                }
             }
             // one due already and still here is for nobody waiting now (another TTR): not a wake
             if (hasWaiters) {
                 for (Held h : jobs) {
-                    if (h.dueAt() > now) {
+                    if (h.dueAt() > Math.max(now, after)) {
                         next = Math.min(next, h.dueAt());
                         break;
                     }
@@ -512,7 +536,7 @@ public final class PullConsumers implements PulledJobSignals {
             ahead.headSet(served, true).clear();
             if (ahead.isEmpty()) {
                 knownDue.remove(key);
-            } else if (hasWaiters) {
+            } else if (hasWaiters && ahead.first() - settings.reserveAheadMs() > after) {
                 next = Math.min(next, ahead.first() - settings.reserveAheadMs());
             }
         }
@@ -538,8 +562,11 @@ public final class PullConsumers implements PulledJobSignals {
                 }
                 plannedWakes.remove(key);
             }
-            handOut(key);
-            wake(key);
+            try {
+                handOut(key);
+            } finally {
+                wake(key); // the serve that gives back and reserves ahead, whatever the hand-out did
+            }
         });
         plannedWakes.put(key, new PlannedWake(when, task));
     }
@@ -547,9 +574,22 @@ public final class PullConsumers implements PulledJobSignals {
     /**
      * On the timer's thread, from memory: hands the service's held jobs that are due to its waiters
      * in arrival order. Not behind a reserve under way on the reserving threads: a database
-     * transaction must not hold up a job that is due and already reserved.
+     * transaction must not hold up a job that is due and already reserved. For the same reason it
+     * plans the next hand-out itself: planned only by the serve its wake starts on the reserving
+     * threads, the next held job waited behind their transactions (docs/performance.md, "Pull
+     * consumers").
      */
     private void handOut(String key) {
+        try {
+            handOutDue(key);
+        } finally {
+            synchronized (lock) {
+                planNextAfter(key, timers.now());
+            }
+        }
+    }
+
+    private void handOutDue(String key) {
         long now = timers.now();
         List<Waiter> line;
         synchronized (lock) {
@@ -784,6 +824,10 @@ public final class PullConsumers implements PulledJobSignals {
                 continue; // starts nothing: the database would refuse it too, under the row's lock
             }
             int wanted = lead > 0 ? demand(key, r) : r.max() - dueNow.size();
+            ReserveUnderWay underWay = new ReserveUnderWay();
+            synchronized (lock) {
+                reservesUnderWay.computeIfAbsent(key, k -> new ArrayList<>()).add(underWay);
+            }
             List<ReservationStore.HeldJob> taken;
             try {
                 taken = store.reserveAhead(r.app(), service, wanted, r.ttrMs(), nodeId, at, horizon, settings.holdMs());
@@ -798,24 +842,41 @@ public final class PullConsumers implements PulledJobSignals {
                         key,
                         e.toString());
                 break;
+            } finally {
+                synchronized (lock) {
+                    List<ReserveUnderWay> under = reservesUnderWay.get(key);
+                    under.remove(underWay);
+                    if (under.isEmpty()) {
+                        reservesUnderWay.remove(key);
+                    }
+                }
             }
             synchronized (lock) {
-                if (lead > 0 && !taken.isEmpty() && signaledAt.getOrDefault(key, Long.MIN_VALUE) < at) {
-                    // taken in due order: all due by the horizon, or (as many as asked) all due before the last
+                if (lead > 0) {
+                    // taken in due order: all due by the horizon (none, when nothing was), or (as
+                    // many as asked) all due before the last; and not a job made due here since
+                    // the reserve began, which it may not have read
                     long through = taken.size() < wanted
                             ? horizon
                             : taken.get(taken.size() - 1).dueAt() - 1;
+                    through = Math.min(through, underWay.earliestMadeDue - 1);
                     heldThrough.merge(key, through, Math::max);
-                } else if (lead > 0 && taken.isEmpty() && signaledAt.getOrDefault(key, Long.MIN_VALUE) < at) {
-                    heldThrough.merge(key, horizon, Math::max); // nothing due by then
                 }
+                boolean holds = false;
                 for (ReservationStore.HeldJob h : taken) {
                     if (h.dueAt() <= at && dueNow.size() < r.max()) {
                         dueNow.add(h.job());
                     } else {
                         held.computeIfAbsent(key, k -> new TreeSet<>(HELD_ORDER))
                                 .add(new Held(h, r.ttrMs(), Math.max(h.dueAt(), at) + settings.holdMs()));
+                        holds = true;
                     }
+                }
+                if (holds) {
+                    // their hand-out and give-back: a waiter's first reserve is not a serve, which
+                    // plans them when it ends, and no other wake may be coming (a job made due
+                    // through another node is DELAYED no more, so the watcher cannot see it)
+                    planNext(key);
                 }
             }
         }
@@ -891,6 +952,15 @@ public final class PullConsumers implements PulledJobSignals {
     }
 
     private record PlannedWake(long at, TaskScheduler.Scheduled task) {}
+
+    /** A reserve ahead under way: the earliest due time made due here since it began. Guarded by {@code lock}. */
+    private static final class ReserveUnderWay {
+        long earliestMadeDue = Long.MAX_VALUE;
+
+        void madeDue(long dueAt) {
+            earliestMadeDue = Math.min(earliestMadeDue, dueAt);
+        }
+    }
 
     /**
      * A job reserved ahead and held here, with the TTR it was reserved with (null: the default),

@@ -58,6 +58,8 @@ class PullConsumersTest {
 
         int reserves;
         int nextDueReads;
+        /** Runs in each reserve after it read: what commits meanwhile, which it did not see. */
+        Runnable afterRead = () -> {};
 
         /** A job due long ago: ready whenever asked. */
         void ready(String service, long id) {
@@ -91,6 +93,7 @@ class PullConsumersTest {
             while (!q.isEmpty() && got.size() < max && q.peek().dueAt() <= horizon) {
                 got.add(q.poll());
             }
+            afterRead.run();
             return got;
         }
 
@@ -185,6 +188,13 @@ class PullConsumersTest {
                 .payload("{}")
                 .attributes(Map.of())
                 .build();
+    }
+
+    /** A waiting reserve (10 s) of up to {@code max} jobs. */
+    private CompletableFuture<List<Job>> reserveUpTo(int max, String service) {
+        return pull.reserve(
+                APP,
+                new ReserveRequest().setServices(List.of(service)).setMax(max).setWaitMs(10_000L));
     }
 
     private CompletableFuture<List<Job>> reserve(long waitMs, String... services) {
@@ -442,6 +452,117 @@ class PullConsumersTest {
         // it took as many as asked (one per waiter): whether more were due within its reach is not
         // known, so a waiter served after it reserves further ahead once
         assertThat(store.reserves - before).isLessThanOrEqualTo(2);
+    }
+
+    /**
+     * Under a steady load a submit through this node comes every few milliseconds, during nearly
+     * every reserve ahead: a job due far beyond the reach must not make the node forget what the
+     * reserve took, or each consumer coming back reserves again, on the service's row lock.
+     */
+    @Test
+    void aJobMadeDueBeyondTheReachDuringAReserveAheadLeavesWhatItTookCovered() {
+        reservingAhead();
+        String key = Job.serviceKey(APP, "work");
+        CompletableFuture<List<Job>> first = reserveUpTo(50, "work");
+        time.runDue();
+        store.readyAt("work", 1, T0 + 500);
+        store.readyAt("work", 2, T0 + 520);
+        pull.due(key, T0 + 500);
+        pull.due(key, T0 + 520);
+        long[] submitted = {100};
+        store.afterRead = () -> { // a job submitted meanwhile, due 3 s later
+            long id = submitted[0]++;
+            store.readyAt("work", id, T0 + 3_000 + id);
+            pull.due(key, T0 + 3_000 + id);
+        };
+        time.advanceTo(T0 + 400);
+        int reservesAhead = store.reserves;
+        time.advanceTo(T0 + 500);
+        assertThat(first.join()).extracting(Job::id).containsExactly(1L);
+
+        CompletableFuture<List<Job>> again = reserveUpTo(50, "work"); // the consumer comes back at once
+        time.runDue();
+        assertThat(store.reserves)
+                .as("the job due at T0 + 520 was taken by the reserve ahead: nothing to reserve")
+                .isEqualTo(reservesAhead);
+        time.advanceTo(T0 + 520);
+        assertThat(again.join()).extracting(Job::id).containsExactly(2L);
+    }
+
+    /**
+     * The next held job's hand-out is planned by the hand-out before it, on the timer: planned only
+     * when the reserving threads next served the service, it waited behind their transactions.
+     */
+    @Test
+    void heldJobsAreHandedOutAtTheirDueTimesWhileTheReservingThreadsAreBusy() {
+        ManualScheduler reservingThreads = new ManualScheduler(clock);
+        reservingAhead(reservingThreads);
+        String key = Job.serviceKey(APP, "work");
+        CompletableFuture<List<Job>> first = reserve(10_000, "work");
+        CompletableFuture<List<Job>> second = reserve(10_000, "work");
+        reservingThreads.runDue();
+        int before = store.reserves;
+        store.readyAt("work", 1, T0 + 500);
+        store.readyAt("work", 2, T0 + 520);
+        pull.due(key, T0 + 500);
+        pull.due(key, T0 + 520);
+        time.advanceTo(T0 + 400);
+        reservingThreads.runDue(); // the reserve ahead: both held
+        assertThat(store.reserves).isEqualTo(before + 1);
+
+        time.advanceTo(T0 + 500); // from here on the reserving threads are busy: nothing of theirs runs
+        assertThat(first).isCompleted();
+        assertThat(first.join()).extracting(Job::id).containsExactly(1L);
+        time.advanceTo(T0 + 519);
+        assertThat(second).isNotDone();
+        time.advanceTo(T0 + 520);
+        assertThat(second).as("handed out by the timer at its due time").isCompleted();
+        assertThat(second.join()).extracting(Job::id).containsExactly(2L);
+    }
+
+    /**
+     * A waiter's own first reserve may hold a job that no wake is planned for: made due through
+     * another node, it is reserved, so the watcher does not see it either.
+     */
+    @Test
+    void aJobHeldByAWaitersFirstReserveIsHandedOutAtItsDueTime() {
+        reservingAhead();
+        store.readyAt("work", 1, T0 + 150); // through another node: no signal here
+        CompletableFuture<List<Job>> waiting = reserve(10_000, "work");
+        time.runDue(); // its first reserve reaches T0 + 200: the job is held
+        assertThat(store.reserves).isEqualTo(1);
+        time.advanceTo(T0 + 149);
+        assertThat(waiting).isNotDone();
+        time.advanceTo(T0 + 150);
+        assertThat(waiting)
+                .as("handed out at its due time, not when the wait runs out")
+                .isCompleted();
+        assertThat(waiting.join()).extracting(Job::id).containsExactly(1L);
+    }
+
+    /** The other side: a job made due within the reach during a reserve may be one it did not see. */
+    @Test
+    void aJobMadeDueWithinTheReachDuringAReserveAheadIsReservedByTheNextOne() {
+        reservingAhead();
+        String key = Job.serviceKey(APP, "work");
+        List<CompletableFuture<List<Job>>> waiting = new ArrayList<>();
+        waiting.add(reserve(10_000, "work"));
+        waiting.add(reserve(10_000, "work"));
+        time.runDue();
+        store.readyAt("work", 1, T0 + 500);
+        pull.due(key, T0 + 500);
+        store.afterRead = () -> { // committed after the reserve read: not taken by it
+            store.afterRead = () -> {};
+            store.readyAt("work", 2, T0 + 550);
+            pull.due(key, T0 + 550);
+        };
+        time.advanceTo(T0 + 500);
+        assertThat(waiting.get(0).join()).extracting(Job::id).containsExactly(1L);
+        time.advanceTo(T0 + 550);
+        assertThat(waiting.get(1).join())
+                .as("reserved by a reserve of its own, at its due time")
+                .extracting(Job::id)
+                .containsExactly(2L);
     }
 
     @Test
