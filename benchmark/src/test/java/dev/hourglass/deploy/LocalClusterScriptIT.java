@@ -58,6 +58,28 @@ class LocalClusterScriptIT {
         return Files.readString(dir.resolve(command + ".out"), StandardCharsets.UTF_8);
     }
 
+    /**
+     * The last lines of each node's log: a failed start leaves its directory in the test's
+     * temporary one, which JUnit deletes, so what the nodes said is kept in the failure message.
+     */
+    private String nodeLogTails() throws IOException {
+        StringBuilder tails = new StringBuilder();
+        for (int i = 1; i <= 2; i++) {
+            Path log = dir.resolve("cluster/node-" + i + ".log");
+            if (Files.exists(log)) {
+                // decoded leniently: a failure message must not fail on a stray byte
+                List<String> lines = new String(Files.readAllBytes(log), StandardCharsets.UTF_8)
+                        .lines()
+                        .toList();
+                tails.append("\n--- node-")
+                        .append(i)
+                        .append(".log, last lines:\n")
+                        .append(String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size())));
+            }
+        }
+        return tails.toString();
+    }
+
     @Test
     void startsAClusterPrintsWhatAUserNeedsAndStopsEverything() throws Exception {
         int base = freeBlock(2);
@@ -76,7 +98,7 @@ class LocalClusterScriptIT {
             assertThat(start.waitFor(240, TimeUnit.SECONDS))
                     .as("start within 4 minutes")
                     .isTrue();
-            assertThat(start.exitValue()).as(output("start")).isZero();
+            assertThat(start.exitValue()).as(output("start") + nodeLogTails()).isZero();
             String printed = output("start");
             assertThat(printed).contains("http://127.0.0.1:" + base).contains("http://127.0.0.1:" + (base + 1));
             String token = Files.readString(dir.resolve("cluster/admin-token")).trim();
