@@ -828,9 +828,9 @@ public final class PullConsumers implements PulledJobSignals {
             synchronized (lock) {
                 reservesUnderWay.computeIfAbsent(key, k -> new ArrayList<>()).add(underWay);
             }
-            List<ReservationStore.HeldJob> taken;
+            ReservationStore.Ahead ahead;
             try {
-                taken = store.reserveAhead(r.app(), service, wanted, r.ttrMs(), nodeId, at, horizon, settings.holdMs());
+                ahead = store.reserveAhead(r.app(), service, wanted, r.ttrMs(), nodeId, at, horizon, settings.holdMs());
             } catch (RuntimeException e) {
                 if (dueNow.isEmpty()) {
                     throw e;
@@ -851,12 +851,13 @@ public final class PullConsumers implements PulledJobSignals {
                     }
                 }
             }
+            List<ReservationStore.HeldJob> taken = ahead.jobs();
             synchronized (lock) {
-                if (lead > 0) {
-                    // taken in due order: all due by the horizon (none, when nothing was), or (as
-                    // many as asked) all due before the last; and not a job made due here since
-                    // the reserve began, which it may not have read
-                    long through = taken.size() < wanted
+                if (lead > 0 && (ahead.tookAllDue() || !taken.isEmpty())) {
+                    // taken in due order: all due by the horizon (none, when nothing was), or all
+                    // due before the last (the count asked, maxInFlight or the rate left the rest);
+                    // and not a job made due here since the reserve began, which it may not have read
+                    long through = ahead.tookAllDue()
                             ? horizon
                             : taken.get(taken.size() - 1).dueAt() - 1;
                     through = Math.min(through, underWay.earliestMadeDue - 1);

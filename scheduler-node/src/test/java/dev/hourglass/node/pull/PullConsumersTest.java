@@ -58,6 +58,8 @@ class PullConsumersTest {
 
         int reserves;
         int nextDueReads;
+        /** How many one reserve takes at most: the service's maxInFlight, as the store applies it. */
+        int maxInFlight = Integer.MAX_VALUE;
         /** Runs in each reserve after it read: what commits meanwhile, which it did not see. */
         Runnable afterRead = () -> {};
 
@@ -77,6 +79,7 @@ class PullConsumersTest {
             for (String s : services) {
                 if (got.size() < max) {
                     reserveAhead(app, s, max - got.size(), ttrMs, node, now, now, 0)
+                            .jobs()
                             .forEach(h -> got.add(h.job()));
                 }
             }
@@ -84,17 +87,19 @@ class PullConsumersTest {
         }
 
         @Override
-        public List<HeldJob> reserveAhead(
+        public Ahead reserveAhead(
                 String app, String service, int max, Long ttrMs, String node, long now, long horizon, long holdMs) {
             reserves++;
             horizons.add(horizon);
             List<HeldJob> got = new ArrayList<>();
             Deque<HeldJob> q = ready.getOrDefault(service, new ArrayDeque<>());
-            while (!q.isEmpty() && got.size() < max && q.peek().dueAt() <= horizon) {
+            int limit = Math.min(max, maxInFlight);
+            while (!q.isEmpty() && got.size() < limit && q.peek().dueAt() <= horizon) {
                 got.add(q.poll());
             }
+            boolean tookAll = q.isEmpty() || q.peek().dueAt() > horizon;
             afterRead.run();
-            return got;
+            return new Ahead(got, tookAll);
         }
 
         @Override
@@ -370,7 +375,7 @@ class PullConsumersTest {
     void aDatabaseFailureReachesTheWaitingConsumerItWasServing() {
         FakeReservations failing = new FakeReservations() {
             @Override
-            public List<HeldJob> reserveAhead(
+            public Ahead reserveAhead(
                     String app, String service, int max, Long ttrMs, String node, long now, long horizon, long holdMs) {
                 throw new dev.hourglass.node.core.port.StoreUnavailableException("database down", null);
             }
@@ -538,6 +543,33 @@ class PullConsumersTest {
                 .as("handed out at its due time, not when the wait runs out")
                 .isCompleted();
         assertThat(waiting.join()).extracting(Job::id).containsExactly(1L);
+    }
+
+    /**
+     * A reserve the service's maxInFlight cut short did not take all that is due by its reach: a
+     * consumer coming back when there is room again reserves, rather than wait for the watcher.
+     */
+    @Test
+    void aReserveCutShortByMaxInFlightDoesNotCountAsReachingItsHorizon() {
+        reservingAhead();
+        store.maxInFlight = 1;
+        String key = Job.serviceKey(APP, "work");
+        CompletableFuture<List<Job>> first = reserveUpTo(50, "work");
+        time.runDue();
+        store.readyAt("work", 1, T0 + 500);
+        store.readyAt("work", 2, T0 + 520);
+        pull.due(key, T0 + 500);
+        pull.due(key, T0 + 520);
+        time.advanceTo(T0 + 500); // the reserve at T0 + 400 took one: maxInFlight
+        assertThat(first.join()).extracting(Job::id).containsExactly(1L);
+
+        store.maxInFlight = Integer.MAX_VALUE; // its result came back: room again
+        CompletableFuture<List<Job>> again = reserveUpTo(50, "work");
+        time.advanceTo(T0 + 520);
+        assertThat(again)
+                .as("reserved on coming back, handed out at its due time")
+                .isCompleted();
+        assertThat(again.join()).extracting(Job::id).containsExactly(2L);
     }
 
     /** The other side: a job made due within the reach during a reserve may be one it did not see. */

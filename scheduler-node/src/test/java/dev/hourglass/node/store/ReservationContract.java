@@ -156,6 +156,22 @@ public abstract class ReservationContract {
                 .isEmpty();
     }
 
+    /** Whether a reserve ahead took all that is due by its horizon: not when the count asked left some. */
+    @Test
+    void aReserveAheadSaysWhetherItTookAllThatIsDueByItsHorizon() {
+        Job first = stored("ahead", T0 + 100);
+        Job second = stored("ahead", T0 + 150);
+        stored("ahead", T0 + 250);
+
+        ReservationStore.Ahead one = reservations.reserveAhead(app, "ahead", 1, 5_000L, "n1", T0, T0 + 200, 300);
+        assertThat(one.jobs()).extracting(h -> h.job().id()).containsExactly(first.id());
+        assertThat(one.tookAllDue()).as("one more is due by the horizon").isFalse();
+
+        ReservationStore.Ahead rest = reservations.reserveAhead(app, "ahead", 10, 5_000L, "n1", T0, T0 + 200, 300);
+        assertThat(rest.jobs()).extracting(h -> h.job().id()).containsExactly(second.id());
+        assertThat(rest.tookAllDue()).isTrue();
+    }
+
     /**
      * Reserving ahead for a node's waiting consumers: the jobs due by the horizon, each with its
      * deadline and log row counted from its due time (it is handed out then), nothing beyond the
@@ -168,8 +184,11 @@ public abstract class ReservationContract {
         Job beyond = stored("ahead", T0 + 250);
         Job expiresFirst = stored("ahead", T0 + 120, T0 + 100); // expired by the time it is due
 
-        List<ReservationStore.HeldJob> held =
-                reservations.reserveAhead(app, "ahead", 10, 5_000L, "n1", T0, T0 + 200, 300);
+        ReservationStore.Ahead ahead = reservations.reserveAhead(app, "ahead", 10, 5_000L, "n1", T0, T0 + 200, 300);
+        List<ReservationStore.HeldJob> held = ahead.jobs();
+        assertThat(ahead.tookAllDue())
+                .as("all due by the horizon, and beyond the count asked")
+                .isTrue();
 
         assertThat(held).extracting(h -> h.job().id()).containsExactly(overdue.id(), soon.id());
         assertThat(held).extracting(ReservationStore.HeldJob::dueAt).containsExactly(T0 - 50, T0 + 150);

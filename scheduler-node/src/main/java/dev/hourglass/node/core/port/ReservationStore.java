@@ -32,8 +32,15 @@ public interface ReservationStore {
      * handed out up to {@code holdMs} after its due time, and its consumer still gets the whole
      * TTR), and its execution-log row says it was handed out at {@code max(due, now)}.
      */
-    List<HeldJob> reserveAhead(
+    Ahead reserveAhead(
             String app, String service, int max, Long ttrMs, String node, long now, long horizon, long holdMs);
+
+    /**
+     * What a reserve ahead took, earliest due first, and whether it took every job of the service
+     * due by its horizon as it read them: not when {@code max}, the service's {@code maxInFlight}
+     * or its rate left some. The node counts on the reach only when it did.
+     */
+    record Ahead(List<HeldJob> jobs, boolean tookAllDue) {}
 
     /** A job reserved ahead (RUNNING, its new attempt), and when it is due: not handed out before. */
     record HeldJob(Job job, long dueAt) {}

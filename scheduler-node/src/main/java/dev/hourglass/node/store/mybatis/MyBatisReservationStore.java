@@ -56,7 +56,10 @@ public final class MyBatisReservationStore implements ReservationStore {
             List<Job> taken;
             try {
                 taken = new ArrayList<>(
-                        failures.retryingDeadlocks(() -> take(app, service, wanted, ttrMs, node, now, now, 0)).stream()
+                        failures
+                                .retryingDeadlocks(() -> take(app, service, wanted, ttrMs, node, now, now, 0))
+                                .jobs()
+                                .stream()
                                 .map(HeldJob::job)
                                 .toList());
             } catch (RuntimeException e) {
@@ -80,13 +83,13 @@ public final class MyBatisReservationStore implements ReservationStore {
     }
 
     @Override
-    public List<HeldJob> reserveAhead(
+    public Ahead reserveAhead(
             String app, String service, int max, Long ttrMs, String node, long now, long horizon, long holdMs) {
-        List<HeldJob> taken = new ArrayList<>(
-                failures.retryingDeadlocks(() -> take(app, service, max, ttrMs, node, now, horizon, holdMs)));
+        Ahead ahead = failures.retryingDeadlocks(() -> take(app, service, max, ttrMs, node, now, horizon, holdMs));
+        List<HeldJob> taken = new ArrayList<>(ahead.jobs());
         taken.sort(Comparator.comparingLong(HeldJob::dueAt)
                 .thenComparingLong(h -> h.job().id()));
-        return taken;
+        return new Ahead(taken, ahead.tookAllDue());
     }
 
     @Override
@@ -121,16 +124,17 @@ public final class MyBatisReservationStore implements ReservationStore {
 
     /**
      * One transaction: takes up to {@code wanted} of what is due by {@code horizon}; expires what is
-     * past its expiry.
+     * past its expiry. Whether it took all that is due by then: its last read found fewer rows than
+     * it asked for, and it took every one of them that had not expired.
      */
-    private List<HeldJob> take(
+    private Ahead take(
             String app, String service, int wanted, Long ttrMs, String node, long now, long horizon, long holdMs) {
         try (SqlSession s = sessions.openSession(false)) {
             ReservationMapper r = s.getMapper(ReservationMapper.class);
             JobMapper m = s.getMapper(JobMapper.class);
             ServiceLockRow locked = r.lockService(app, service);
             if (locked == null || locked.pausedAt != null) {
-                return List.of(); // not a PULL service (any more), or paused: nothing starts
+                return new Ahead(List.of(), false); // not a PULL service (any more), or paused: nothing starts
             }
             int wantedHere = (int) Math.max(0, Math.min(wanted, locked.maxInFlight - r.openReservations(app, service)));
             // the rate limit, exact across the cluster: the bucket lives in the locked row
@@ -141,6 +145,7 @@ public final class MyBatisReservationStore implements ReservationStore {
             LiveCountDeltas counts = new LiveCountDeltas();
             Map<Long, DeadLetterWriter.Ended> expiredHere = new HashMap<>();
             List<HeldJob> taken = new ArrayList<>();
+            boolean tookAllDue = false;
             // jobs past their expiry at the head of the queue are expired on the way: a page of
             // them must not make the reserve come back empty while jobs are ready behind them
             for (int round = 0; round < EXPIRY_ROUNDS && taken.size() < wantedHere; round++) {
@@ -157,6 +162,7 @@ public final class MyBatisReservationStore implements ReservationStore {
                 }
                 expire(s, m, expired, now, counts, expiredHere);
                 taken.addAll(reserveAll(s, r, m, ready, ttrMs, node, now, horizon, holdMs, counts));
+                tookAllDue = page.size() < want + EXPIRED_SLACK && ready.size() == page.size() - expired.size();
                 if (expired.isEmpty() || page.size() < want + EXPIRED_SLACK) {
                     break; // nothing expired in the way, or nothing more to read
                 }
@@ -169,7 +175,7 @@ public final class MyBatisReservationStore implements ReservationStore {
             List<Job> letters = deadLetters.write(s, expiredHere, now);
             s.commit();
             deadLetters.stored(letters);
-            return taken;
+            return new Ahead(taken, tookAllDue);
         }
     }
 
