@@ -195,6 +195,12 @@ class PullConsumersTest {
                 .build();
     }
 
+    /** A job of "work" due at {@code dueAt}, made due through this node (stored, then signaled). */
+    private void madeDueHere(long id, long dueAt) {
+        store.readyAt("work", id, dueAt);
+        pull.due(Job.serviceKey(APP, "work"), dueAt);
+    }
+
     /** A waiting reserve (10 s) of up to {@code max} jobs. */
     private CompletableFuture<List<Job>> reserveUpTo(int max, String service) {
         return pull.reserve(
@@ -470,10 +476,8 @@ class PullConsumersTest {
         String key = Job.serviceKey(APP, "work");
         CompletableFuture<List<Job>> first = reserveUpTo(50, "work");
         time.runDue();
-        store.readyAt("work", 1, T0 + 500);
-        store.readyAt("work", 2, T0 + 520);
-        pull.due(key, T0 + 500);
-        pull.due(key, T0 + 520);
+        madeDueHere(1, T0 + 500);
+        madeDueHere(2, T0 + 520);
         long[] submitted = {100};
         store.afterRead = () -> { // a job submitted meanwhile, due 3 s later
             long id = submitted[0]++;
@@ -502,15 +506,12 @@ class PullConsumersTest {
     void heldJobsAreHandedOutAtTheirDueTimesWhileTheReservingThreadsAreBusy() {
         ManualScheduler reservingThreads = new ManualScheduler(clock);
         reservingAhead(reservingThreads);
-        String key = Job.serviceKey(APP, "work");
         CompletableFuture<List<Job>> first = reserve(10_000, "work");
         CompletableFuture<List<Job>> second = reserve(10_000, "work");
         reservingThreads.runDue();
         int before = store.reserves;
-        store.readyAt("work", 1, T0 + 500);
-        store.readyAt("work", 2, T0 + 520);
-        pull.due(key, T0 + 500);
-        pull.due(key, T0 + 520);
+        madeDueHere(1, T0 + 500);
+        madeDueHere(2, T0 + 520);
         time.advanceTo(T0 + 400);
         reservingThreads.runDue(); // the reserve ahead: both held
         assertThat(store.reserves).isEqualTo(before + 1);
@@ -553,14 +554,12 @@ class PullConsumersTest {
     void aReserveCutShortByMaxInFlightDoesNotCountAsReachingItsHorizon() {
         reservingAhead();
         store.maxInFlight = 1;
-        String key = Job.serviceKey(APP, "work");
         CompletableFuture<List<Job>> first = reserveUpTo(50, "work");
         time.runDue();
-        store.readyAt("work", 1, T0 + 500);
-        store.readyAt("work", 2, T0 + 520);
-        pull.due(key, T0 + 500);
-        pull.due(key, T0 + 520);
+        madeDueHere(1, T0 + 500);
+        madeDueHere(2, T0 + 520);
         time.advanceTo(T0 + 500); // the reserve at T0 + 400 took one: maxInFlight
+        assertThat(first).isCompleted();
         assertThat(first.join()).extracting(Job::id).containsExactly(1L);
 
         store.maxInFlight = Integer.MAX_VALUE; // its result came back: room again
