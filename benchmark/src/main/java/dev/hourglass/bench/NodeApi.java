@@ -8,6 +8,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -71,6 +72,29 @@ final class NodeApi {
             }
         }
         return sums;
+    }
+
+    /**
+     * The node's hand-out lateness of one PULL service (/metrics, {@code
+     * hourglass_pull_handout_lateness_seconds}): the reservations it answered within each bucket
+     * bound, cumulative, by the bound in ms ({@code +Inf} as {@link Long#MAX_VALUE}); empty when it
+     * answered none.
+     */
+    TreeMap<Long, Long> handOutLateness(String service) {
+        String text = sendAsync("GET", "/metrics", null, null).join().body();
+        String prefix = "hourglass_pull_handout_lateness_seconds_bucket{";
+        String ofService = "service=\"" + service + "\"";
+        TreeMap<Long, Long> within = new TreeMap<>();
+        for (String line : text.split("\n")) {
+            if (line.startsWith(prefix) && line.contains(ofService)) {
+                int le = line.indexOf("le=\"") + 4;
+                String bound = line.substring(le, line.indexOf('"', le));
+                long ms = bound.equals("+Inf") ? Long.MAX_VALUE : Math.round(Double.parseDouble(bound) * 1_000);
+                long count = (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                within.merge(ms, count, Long::sum);
+            }
+        }
+        return within;
     }
 
     /** Live heap after the last GC, and heap in use now, from the node's /metrics (bytes). */

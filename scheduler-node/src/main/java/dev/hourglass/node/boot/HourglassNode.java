@@ -243,7 +243,7 @@ public final class HourglassNode implements AutoCloseable {
             var metrics = new FiringMetrics(registry, serviceLabels);
             this.overdueMetrics = new OverdueMetrics(registry, serviceLabels, clock::millis);
             this.jobReads = jobRepository;
-            this.pullMetrics = new PullMetrics(registry, catalog::pulledServiceKeys);
+            this.pullMetrics = new PullMetrics(registry, serviceLabels, catalog::pulledServiceKeys);
             this.history = new FiringHistory();
             var e = config.engine;
             var engineAttempts = new MyBatisAttemptStore(database.engineSessions(), nodeId, sqlFailures);
@@ -362,7 +362,15 @@ public final class HourglassNode implements AutoCloseable {
                             new ServiceRoutes(services, serviceRepository, callers),
                             new AppRoutes(tenants, targets, callers, appRepository, allowList),
                             new OpsRoutes(
-                                    new Status(), jobRepository, metrics, history, registry, callers, pull, clock),
+                                    new Status(),
+                                    jobRepository,
+                                    metrics,
+                                    history,
+                                    registry,
+                                    callers,
+                                    pull,
+                                    pullMetrics,
+                                    clock),
                             new AlertRoutes(alertStore, callers, clock),
                             new BulkRoutes(new BulkActions(jobs, auditLog, clock), auditLog, callers),
                             new PullRoutes(pull, jobs, callers, clock),

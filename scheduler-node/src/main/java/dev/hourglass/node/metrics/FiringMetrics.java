@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
 
 /**
  * The engine's metrics in Micrometer: lateness of every fired attempt (a histogram in seconds, by
@@ -142,14 +143,19 @@ public final class FiringMetrics implements FiringListener {
         writes.record(nanos, TimeUnit.NANOSECONDS);
     }
 
-    /** p50/p95/p99/max of lateness in ms, since the node started. */
+    /** p50/p95/p99/max of lateness in ms, and the count, since the node started. */
     public Map<String, Double> latenessSummary() {
+        return summary(latenessSinceStart);
+    }
+
+    /** What {@code /api/v1/stats} shows of a lateness histogram: p50, p95, p99, max (ms) and count. */
+    static Map<String, Double> summary(Histogram lateness) {
         Map<String, Double> out = new LinkedHashMap<>();
         for (double p : new double[] {50, 95, 99}) {
-            out.put("p" + (int) p, (double) latenessSinceStart.getValueAtPercentile(p));
+            out.put("p" + (int) p, (double) lateness.getValueAtPercentile(p));
         }
-        out.put("max", (double) latenessSinceStart.getMaxValue());
-        out.put("count", (double) latenessSinceStart.getTotalCount());
+        out.put("max", (double) lateness.getMaxValue());
+        out.put("count", (double) lateness.getTotalCount());
         return out;
     }
 

@@ -15,13 +15,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.HdrHistogram.ConcurrentHistogram;
 
 /**
  * Pull consumers in Micrometer (docs/operations.md, "Metrics"): reserves answered and how long they
- * waited, jobs handed out, reservations whose TTR passed, and per PULL service its ready jobs and
- * the age of the oldest, refreshed by {@link #refresh}. The per-service gauges are the cluster's
- * figures, the same on every node (aggregate them with max, not sum).
+ * waited, jobs handed out and how late (per service, with the push lateness's buckets; summarised
+ * since start for {@code /api/v1/stats}), reservations whose TTR passed, and per PULL service its
+ * ready jobs and the age of the oldest, refreshed by {@link #refresh}. The per-service gauges are
+ * the cluster's figures, the same on every node (aggregate them with max, not sum); the lateness
+ * is this node's answers'.
  */
 public final class PullMetrics implements PullListener, FiringListener {
     private final Timer reserveWaits;
@@ -30,8 +35,18 @@ public final class PullMetrics implements PullListener, FiringListener {
     private final MultiGauge ready;
     private final MultiGauge oldestReadyAge;
     private final Supplier<Set<String>> pulledServiceKeys;
+    private final MeterRegistry registry;
+    private final ServiceLabels labels;
+    private final Map<String, Timer> latenessByService = new ConcurrentHashMap<>();
+    /** For /api/v1/stats: percentiles since start, recorded lock-free (Micrometer exports buckets). */
+    private final ConcurrentHistogram latenessSinceStart = new ConcurrentHistogram(MAX_LATENESS_MS, 2);
 
-    public PullMetrics(MeterRegistry registry, Supplier<Set<String>> pulledServiceKeys) {
+    private static final long MAX_LATENESS_MS = 3_600_000L;
+
+    /** @param labels the services that get series of their own, shared with the push metrics */
+    public PullMetrics(MeterRegistry registry, ServiceLabels labels, Supplier<Set<String>> pulledServiceKeys) {
+        this.registry = registry;
+        this.labels = labels;
         this.pulledServiceKeys = pulledServiceKeys;
         this.reserveWaits = Timer.builder("hourglass.pull.reserve.wait")
                 .description("how long answered reserves waited for a job (long poll); 0 when answered at once")
@@ -52,9 +67,29 @@ public final class PullMetrics implements PullListener, FiringListener {
     }
 
     @Override
-    public void answered(int jobs, long waitedMs) {
+    public void answered(List<ReservationStore.HeldJob> jobs, long waitedMs, long at) {
         reserveWaits.record(Duration.ofMillis(waitedMs));
-        handedOut.increment(jobs);
+        handedOut.increment(jobs.size());
+        for (ReservationStore.HeldJob h : jobs) {
+            long late = Math.min(Math.max(0, at - h.dueAt()), MAX_LATENESS_MS);
+            latenessByService
+                    .computeIfAbsent(h.job().serviceKey(), this::latenessOf)
+                    .record(late, TimeUnit.MILLISECONDS);
+            latenessSinceStart.recordValue(late);
+        }
+    }
+
+    private Timer latenessOf(String serviceKey) {
+        return Timer.builder("hourglass.pull.handout.lateness")
+                .description("when this node answered a reserve with the job minus its due time, per reservation")
+                .tags(labels.of(serviceKey))
+                .serviceLevelObjectives(FiringMetrics.LATENESS_BUCKETS)
+                .register(registry); // services over the cap share one timer: the registry's
+    }
+
+    /** p50/p95/p99/max of the hand-out lateness in ms and the count, since the node started. */
+    public Map<String, Double> latenessSummary() {
+        return FiringMetrics.summary(latenessSinceStart);
     }
 
     @Override

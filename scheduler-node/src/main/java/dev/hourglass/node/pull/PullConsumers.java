@@ -238,7 +238,7 @@ public final class PullConsumers implements PulledJobSignals {
         Request r = validated(app, request);
         if (r.waitMs() == 0 || !lifecycle.isStarted()) {
             long at = timers.now();
-            List<Job> now = new ArrayList<>(takeHeld(r, at)); // reserved ahead here and due: from memory
+            List<ReservationStore.HeldJob> now = new ArrayList<>(takeHeld(r, at)); // reserved ahead here and due
             if (now.size() < r.max()) {
                 try {
                     List<String> open = r.services().stream()
@@ -258,13 +258,11 @@ public final class PullConsumers implements PulledJobSignals {
                             e.toString());
                 }
             }
-            listener.answered(now.size(), 0);
-            return CompletableFuture.completedFuture(now);
+            return CompletableFuture.completedFuture(answeredAtOnce(now));
         }
-        List<Job> heldDue = takeHeld(r, timers.now()); // reserved ahead here, due, nobody took them yet
+        List<ReservationStore.HeldJob> heldDue = takeHeld(r, timers.now()); // reserved ahead here, due, not taken
         if (!heldDue.isEmpty()) {
-            listener.answered(heldDue.size(), 0);
-            return CompletableFuture.completedFuture(heldDue);
+            return CompletableFuture.completedFuture(answeredAtOnce(heldDue));
         }
         if (waiters.incrementAndGet() > settings.maxWaiting()) {
             waiters.decrementAndGet();
@@ -311,6 +309,24 @@ public final class PullConsumers implements PulledJobSignals {
             });
         }
         return w.future;
+    }
+
+    private List<Job> answeredAtOnce(List<ReservationStore.HeldJob> jobs) {
+        heard(jobs, 0);
+        return jobs(jobs);
+    }
+
+    private static List<Job> jobs(List<ReservationStore.HeldJob> held) {
+        return held.stream().map(ReservationStore.HeldJob::job).toList();
+    }
+
+    /** Tells the listener of an answer made now; a listener that fails costs a line in the log, not the answer. */
+    private void heard(List<ReservationStore.HeldJob> jobs, long waitedMs) {
+        try {
+            listener.answered(jobs, waitedMs, timers.now());
+        } catch (RuntimeException e) {
+            LOG.warn("pull consumers: the metrics listener failed: {}", e.toString());
+        }
     }
 
     private boolean allRecentlyFoundEmpty(Waiter w) {
@@ -603,7 +619,7 @@ public final class PullConsumers implements PulledJobSignals {
             if (!w.startServing()) {
                 continue; // being served, or answered
             }
-            List<Job> got = takeHeld(w.request, now);
+            List<ReservationStore.HeldJob> got = takeHeld(w.request, now);
             if (got.isEmpty()) {
                 w.stopServing(); // held for another TTR, or none due is left
                 synchronized (lock) {
@@ -734,7 +750,7 @@ public final class PullConsumers implements PulledJobSignals {
         }
         Request r = w.request;
         long at = timers.now();
-        List<Job> got = takeHeld(r, at);
+        List<ReservationStore.HeldJob> got = takeHeld(r, at);
         boolean reserved = false;
         if (got.isEmpty() && !coveredAhead(r, at)) {
             reserved = true;
@@ -763,8 +779,8 @@ public final class PullConsumers implements PulledJobSignals {
     }
 
     /** Jobs held here for the request's services and TTR that are due at {@code now}, in its order. */
-    private List<Job> takeHeld(Request r, long now) {
-        List<Job> got = new ArrayList<>();
+    private List<ReservationStore.HeldJob> takeHeld(Request r, long now) {
+        List<ReservationStore.HeldJob> got = new ArrayList<>();
         synchronized (lock) {
             for (String key : r.keys()) {
                 TreeSet<Held> jobs = held.get(key);
@@ -783,7 +799,7 @@ public final class PullConsumers implements PulledJobSignals {
                         continue;
                     }
                     if (java.util.Objects.equals(h.ttrMs(), r.ttrMs())) {
-                        got.add(h.reserved().job());
+                        got.add(h.reserved());
                         it.remove();
                     }
                 }
@@ -811,10 +827,10 @@ public final class PullConsumers implements PulledJobSignals {
      * to its max; with reserving ahead, the jobs due within twice the lead are taken too, for as
      * many as the waiters here with the same TTR ask, and held for them.
      */
-    private List<Job> reserveFor(Request r, long at) {
+    private List<ReservationStore.HeldJob> reserveFor(Request r, long at) {
         long lead = settings.reserveAheadMs();
         long horizon = at + 2 * lead;
-        List<Job> dueNow = new ArrayList<>();
+        List<ReservationStore.HeldJob> dueNow = new ArrayList<>();
         for (String service : r.services()) {
             if (dueNow.size() >= r.max()) {
                 break;
@@ -866,7 +882,7 @@ public final class PullConsumers implements PulledJobSignals {
                 boolean holds = false;
                 for (ReservationStore.HeldJob h : taken) {
                     if (h.dueAt() <= at && dueNow.size() < r.max()) {
-                        dueNow.add(h.job());
+                        dueNow.add(h);
                     } else {
                         held.computeIfAbsent(key, k -> new TreeSet<>(HELD_ORDER))
                                 .add(new Held(h, r.ttrMs(), Math.max(h.dueAt(), at) + settings.holdMs()));
@@ -1010,7 +1026,7 @@ public final class PullConsumers implements PulledJobSignals {
             }
         }
 
-        void answerServed(List<Job> jobs) {
+        void answerServed(List<ReservationStore.HeldJob> jobs) {
             state.set(ANSWERED);
             finish(jobs);
         }
@@ -1026,25 +1042,21 @@ public final class PullConsumers implements PulledJobSignals {
         }
 
         /** An answer from outside a serve: its wait ran out, or the node stops. */
-        void answer(List<Job> jobs) {
+        void answer(List<ReservationStore.HeldJob> jobs) {
             waitRanOut = true;
             if (state.compareAndSet(WAITING, ANSWERED)) {
                 finish(jobs);
             }
         }
 
-        private void finish(List<Job> jobs) {
+        private void finish(List<ReservationStore.HeldJob> jobs) {
             TaskScheduler.Scheduled t = timeout;
             if (t != null) {
                 t.cancel();
             }
             leave(this);
-            future.complete(jobs);
-            try {
-                listener.answered(jobs.size(), Math.max(0, timers.now() - since));
-            } catch (RuntimeException e) {
-                LOG.warn("pull consumers: the metrics listener failed: {}", e.toString());
-            }
+            future.complete(jobs(jobs));
+            heard(jobs, Math.max(0, timers.now() - since));
         }
     }
 }

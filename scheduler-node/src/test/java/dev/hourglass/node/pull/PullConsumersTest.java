@@ -9,6 +9,7 @@ import dev.hourglass.api.ReserveRequest;
 import dev.hourglass.node.core.job.Backoff;
 import dev.hourglass.node.core.job.Job;
 import dev.hourglass.node.core.port.JobReads;
+import dev.hourglass.node.core.port.PullListener;
 import dev.hourglass.node.core.port.ReservationStore;
 import dev.hourglass.node.core.port.ServiceLookup;
 import dev.hourglass.node.core.service.AckMode;
@@ -74,13 +75,12 @@ class PullConsumersTest {
         }
 
         @Override
-        public List<Job> reserve(String app, List<String> services, int max, Long ttrMs, String node, long now) {
-            List<Job> got = new ArrayList<>();
+        public List<HeldJob> reserve(String app, List<String> services, int max, Long ttrMs, String node, long now) {
+            List<HeldJob> got = new ArrayList<>();
             for (String s : services) {
                 if (got.size() < max) {
-                    reserveAhead(app, s, max - got.size(), ttrMs, node, now, now, 0)
-                            .jobs()
-                            .forEach(h -> got.add(h.job()));
+                    got.addAll(reserveAhead(app, s, max - got.size(), ttrMs, node, now, now, 0)
+                            .jobs());
                 }
             }
             return got;
@@ -240,6 +240,29 @@ class PullConsumersTest {
         int reads = store.nextDueReads;
         time.advance(1_000);
         assertThat(store.nextDueReads).as("nobody waits: no reads").isEqualTo(reads);
+    }
+
+    @Test
+    void theMetricsHearEachJobAnsweredWithTheTimeItWasDueAndTheTimeOfTheAnswer() {
+        List<long[]> heard = new ArrayList<>(); // due time, answer time
+        pull.reportTo(new PullListener() {
+            @Override
+            public void answered(List<ReservationStore.HeldJob> jobs, long waitedMs, long at) {
+                jobs.forEach(h -> heard.add(new long[] {h.dueAt(), at}));
+            }
+        });
+        CompletableFuture<List<Job>> waiting = reserve(10_000, "work");
+        time.runDue();
+        madeDueHere(1, T0 + 700); // held ahead, handed out at its due time
+        time.advanceTo(T0 + 700);
+        assertThat(waiting).isCompleted();
+        store.readyAt("work", 2, T0 + 750); // due while nobody waits
+        time.advanceTo(T0 + 900);
+        assertThat(reserve(0, "work").join()).extracting(Job::id).containsExactly(2L);
+
+        assertThat(heard)
+                .as("the reserve ahead's job when it was due; the one reserved at once after its wait for a consumer")
+                .containsExactly(new long[] {T0 + 700, T0 + 700}, new long[] {T0 + 750, T0 + 900});
     }
 
     @Test
@@ -665,7 +688,8 @@ class PullConsumersTest {
     void aReserveAtOnceThatFailsStillAnswersWithWhatWasHeld() {
         FakeReservations failingAtOnce = new FakeReservations() {
             @Override
-            public List<Job> reserve(String app, List<String> services, int max, Long ttrMs, String node, long now) {
+            public List<HeldJob> reserve(
+                    String app, List<String> services, int max, Long ttrMs, String node, long now) {
                 throw new dev.hourglass.node.core.port.StoreUnavailableException("database down", null);
             }
         };

@@ -395,6 +395,13 @@ public abstract class PullContract {
         assertThat(backlog.get("ready").asLong()).isEqualTo(1);
         assertThat(backlog.get("reserved").asLong()).isEqualTo(1);
         assertThat(backlog.get("oldestReadyAgeMs").asLong()).isGreaterThanOrEqualTo(0);
+        assertThat(f.app.get("/api/v1/stats")
+                        .json()
+                        .get("pullLatenessMs")
+                        .get("count")
+                        .asLong())
+                .as("this node's reservations, its hand-out lateness")
+                .isGreaterThanOrEqualTo(1);
         String gauge = "hourglass_pull_ready{app=\"shop\",service=\"" + s + "\"} 1.0";
         await().atMost(Duration.ofSeconds(15))
                 .until(() -> f.admin.get("/metrics").text().contains(gauge));
@@ -403,7 +410,10 @@ public abstract class PullContract {
                 .contains(
                         "hourglass_pull_waiting ",
                         "hourglass_pull_reserved_total ",
-                        "hourglass_pull_reserve_wait_seconds_count ");
+                        "hourglass_pull_reserve_wait_seconds_count ",
+                        "hourglass_pull_handout_lateness_seconds_count{app=\"shop\",service=\"" + s + "\"} 1\n",
+                        "hourglass_pull_handout_lateness_seconds_bucket{app=\"shop\",service=\"" + s
+                                + "\",le=\"0.01\"}");
     }
 
     @Test

@@ -10,6 +10,7 @@ import dev.hourglass.node.core.job.Backoff;
 import dev.hourglass.node.core.job.Execution;
 import dev.hourglass.node.core.job.Job;
 import dev.hourglass.node.core.port.ReservationStore;
+import dev.hourglass.node.core.port.ReservationStore.HeldJob;
 import dev.hourglass.node.core.service.AckMode;
 import dev.hourglass.node.core.service.Protocol;
 import dev.hourglass.node.core.service.ServiceDefinition;
@@ -127,6 +128,13 @@ public abstract class ReservationContract {
         return list.stream().map(Job::id).toList();
     }
 
+    /** A reserve at once through this node's store: the jobs, without their due times. */
+    private List<Job> reserve(String app, List<String> services, int max, Long ttrMs, String node, long now) {
+        return reservations.reserve(app, services, max, ttrMs, node, now).stream()
+                .map(HeldJob::job)
+                .toList();
+    }
+
     @Test
     void aReserveTakesReadyJobsOldestFirstAndTheServicesInTheOrderGiven() {
         Job lowOld = stored("low", T0 - 300);
@@ -134,8 +142,13 @@ public abstract class ReservationContract {
         Job highOlder = stored("high", T0 - 200);
         Job highNotDue = stored("high", T0 + 60_000);
 
-        List<Job> got = reservations.reserve(app, List.of("high", "low"), 3, 5_000L, "n1", T0);
+        List<HeldJob> held = reservations.reserve(app, List.of("high", "low"), 3, 5_000L, "n1", T0);
+        List<Job> got = held.stream().map(HeldJob::job).toList();
 
+        assertThat(held)
+                .extracting(HeldJob::dueAt)
+                .as("each with the time it became due, for the node's lateness figures")
+                .containsExactly(T0 - 200, T0 - 100, T0 - 300);
         assertThat(ids(got))
                 .as("the first service's ready jobs oldest first, then the next service's")
                 .containsExactly(highOlder.id(), highLater.id(), lowOld.id());
@@ -151,7 +164,7 @@ public abstract class ReservationContract {
         assertThat(jobs.find(highNotDue.id()).orElseThrow().state())
                 .as("never before its fire time")
                 .isEqualTo(JobState.DELAYED);
-        assertThat(reservations.reserve(app, List.of("high", "low"), 10, 5_000L, "n1", T0))
+        assertThat(reserve(app, List.of("high", "low"), 10, 5_000L, "n1", T0))
                 .as("a reserved job is not reserved again")
                 .isEmpty();
     }
@@ -185,13 +198,13 @@ public abstract class ReservationContract {
         Job expiresFirst = stored("ahead", T0 + 120, T0 + 100); // expired by the time it is due
 
         ReservationStore.Ahead ahead = reservations.reserveAhead(app, "ahead", 10, 5_000L, "n1", T0, T0 + 200, 300);
-        List<ReservationStore.HeldJob> held = ahead.jobs();
+        List<HeldJob> held = ahead.jobs();
         assertThat(ahead.tookAllDue())
                 .as("all due by the horizon, and beyond the count asked")
                 .isTrue();
 
         assertThat(held).extracting(h -> h.job().id()).containsExactly(overdue.id(), soon.id());
-        assertThat(held).extracting(ReservationStore.HeldJob::dueAt).containsExactly(T0 - 50, T0 + 150);
+        assertThat(held).extracting(HeldJob::dueAt).containsExactly(T0 - 50, T0 + 150);
         assertThat(held.get(0).job().dueAt())
                 .as("due already: from now, plus the hold")
                 .isEqualTo(T0 + 300 + 5_000);
@@ -223,7 +236,7 @@ public abstract class ReservationContract {
         assertThat(reservations.giveBack(held, "n1", T0 + 20))
                 .as("given back once")
                 .isZero();
-        assertThat(ids(reservations.reserve(app, List.of("ahead"), 10, 5_000L, "n1", T0 + 200)))
+        assertThat(ids(reserve(app, List.of("ahead"), 10, 5_000L, "n1", T0 + 200)))
                 .as("the same attempt made again")
                 .containsExactly(overdue.id(), soon.id());
         assertThat(jobs.find(soon.id()).orElseThrow().attempts()).isEqualTo(1);
@@ -236,8 +249,7 @@ public abstract class ReservationContract {
     void aJobPastItsExpiryIsExpiredNotReserved() {
         Job expired = stored("exp", T0 - 1_000, T0 - 1);
         Job fine = stored("exp", T0 - 500);
-        assertThat(ids(reservations.reserve(app, List.of("exp"), 10, 5_000L, "n1", T0)))
-                .containsExactly(fine.id());
+        assertThat(ids(reserve(app, List.of("exp"), 10, 5_000L, "n1", T0))).containsExactly(fine.id());
         assertThat(jobs.find(expired.id()).orElseThrow().state()).isEqualTo(JobState.EXPIRED);
     }
 
@@ -248,7 +260,7 @@ public abstract class ReservationContract {
             expired.add(stored("stale", T0 - 10_000 + i, T0 - 1));
         }
         Job fine = stored("stale", T0 - 100);
-        assertThat(ids(reservations.reserve(app, List.of("stale"), 1, 5_000L, "n1", T0)))
+        assertThat(ids(reserve(app, List.of("stale"), 1, 5_000L, "n1", T0)))
                 .as("one reserve reaches the ready job behind 40 expired ones")
                 .containsExactly(fine.id());
         for (Job e : expired) {
@@ -259,8 +271,7 @@ public abstract class ReservationContract {
     @Test
     void aTouchMovesOnlyTheCurrentAttemptsDeadlineAndNeverPastTheReservationsLife() {
         Job j = stored("touch", T0 - 10);
-        Job reserved =
-                reservations.reserve(app, List.of("touch"), 1, 5_000L, "n1", T0).get(0);
+        Job reserved = reserve(app, List.of("touch"), 1, 5_000L, "n1", T0).get(0);
         assertThat(reservations.touch(j.id(), 1, 20_000, 12 * HOUR, T0 + 1_000)).contains(T0 + 21_000);
         assertThat(jobs.find(j.id()).orElseThrow().dueAt()).isEqualTo(T0 + 21_000);
         assertThat(reservations.touch(j.id(), 1, HOUR, 12 * HOUR, T0 + 12 * HOUR - 1_000))
@@ -279,13 +290,12 @@ public abstract class ReservationContract {
     @Test
     void aLapsedReservationTimesOutAndIsReservedAgainAsTheNextAttemptWhileAStaleResultChangesNothing() {
         Job j = stored("ttr", T0 - 10);
-        Job first =
-                reservations.reserve(app, List.of("ttr"), 1, 1_000L, "n1", T0).get(0);
+        Job first = reserve(app, List.of("ttr"), 1, 1_000L, "n1", T0).get(0);
         // the timeout sweep's result once the TTR passed: due again after the backoff
         attempts.record(List.of(AttemptEndings.timedOut(first, Backoff.DEFAULT, T0 + 1_001)), T0 + 1_001);
         Job again = jobs.find(j.id()).orElseThrow();
         assertThat(again.state()).isEqualTo(JobState.DELAYED);
-        List<Job> second = reservations.reserve(app, List.of("ttr"), 1, 1_000L, "n2", again.dueAt());
+        List<Job> second = reserve(app, List.of("ttr"), 1, 1_000L, "n2", again.dueAt());
         assertThat(second).extracting(Job::attempts).containsExactly(2);
         // the first consumer answers late: its attempt is not current any more
         attempts.record(
@@ -311,7 +321,7 @@ public abstract class ReservationContract {
         Job b = stored("q", T0 - 200);
         stored("q", T0 - 100);
         stored("q", T0 + 10_000);
-        reservations.reserve(app, List.of("q"), 1, 5_000L, "n1", T0); // takes a
+        reserve(app, List.of("q"), 1, 5_000L, "n1", T0); // takes a
         ReservationStore.QueueView q = reservations.queue(app, "q", 1, T0);
         assertThat(q.ready()).isEqualTo(2);
         assertThat(q.reserved()).isEqualTo(1);
@@ -333,17 +343,17 @@ public abstract class ReservationContract {
         Job a = stored("bounded", T0 - 300);
         stored("bounded", T0 - 200);
         stored("bounded", T0 - 100);
-        assertThat(reservations.reserve(app, List.of("bounded"), 10, 5_000L, "n1", T0))
+        assertThat(reserve(app, List.of("bounded"), 10, 5_000L, "n1", T0))
                 .as("maxInFlight 2")
                 .hasSize(2);
-        assertThat(reservations.reserve(app, List.of("bounded"), 10, 5_000L, "n1", T0))
+        assertThat(reserve(app, List.of("bounded"), 10, 5_000L, "n1", T0))
                 .as("two open: none more")
                 .isEmpty();
         Job held = jobs.find(a.id()).orElseThrow();
         attempts.record(
                 List.of(AttemptEndings.reported(held, AttemptOutcome.SUCCESS, null, null, Backoff.DEFAULT, T0 + 1)),
                 T0 + 1);
-        assertThat(reservations.reserve(app, List.of("bounded"), 10, 5_000L, "n1", T0 + 2))
+        assertThat(reserve(app, List.of("bounded"), 10, 5_000L, "n1", T0 + 2))
                 .as("one answered: room for one")
                 .hasSize(1);
     }
@@ -383,13 +393,13 @@ public abstract class ReservationContract {
                 .updatedAt(T0)
                 .build();
         jobs.insert(job);
-        assertThat(reservations.reserve(app, List.of("pushed"), 10, 5_000L, "n1", T0))
+        assertThat(reserve(app, List.of("pushed"), 10, 5_000L, "n1", T0))
                 .as("an HTTP service's jobs are the engine's")
                 .isEmpty();
         assertThat(jobs.find(job.id()).orElseThrow().state()).isEqualTo(JobState.DELAYED);
 
         stored("ttrless", T0 - 10); // timeoutMs 30 s
-        assertThat(reservations.reserve(app, List.of("ttrless"), 1, null, "n1", T0))
+        assertThat(reserve(app, List.of("ttrless"), 1, null, "n1", T0))
                 .extracting(Job::dueAt)
                 .containsExactly(T0 + 30_000);
     }
@@ -441,11 +451,11 @@ public abstract class ReservationContract {
                         () -> {
                             List<Long> mine = new ArrayList<>();
                             for (int empty = 0; empty < 3; ) {
-                                List<Job> r = through.reserve(app, List.of("race"), 50, 60_000L, node, T0);
+                                List<HeldJob> r = through.reserve(app, List.of("race"), 50, 60_000L, node, T0);
                                 if (r.isEmpty()) {
                                     empty++;
                                 }
-                                r.forEach(j -> mine.add(j.id()));
+                                r.forEach(h -> mine.add(h.job().id()));
                             }
                             return mine;
                         },

@@ -10,6 +10,7 @@ import dev.hourglass.node.core.port.Coordination;
 import dev.hourglass.node.core.port.JobReads;
 import dev.hourglass.node.metrics.FiringHistory;
 import dev.hourglass.node.metrics.FiringMetrics;
+import dev.hourglass.node.metrics.PullMetrics;
 import dev.hourglass.node.pull.PullConsumers;
 import dev.hourglass.node.tenant.Caller;
 import io.javalin.config.RoutesConfig;
@@ -33,6 +34,7 @@ public final class OpsRoutes implements RouteGroup {
     private final Callers callers;
 
     private final PullConsumers pull;
+    private final PullMetrics pullMetrics;
     private final Clock clock;
 
     public OpsRoutes(
@@ -43,8 +45,10 @@ public final class OpsRoutes implements RouteGroup {
             PrometheusMeterRegistry prometheus,
             Callers callers,
             PullConsumers pull,
+            PullMetrics pullMetrics,
             Clock clock) {
         this.pull = pull;
+        this.pullMetrics = pullMetrics;
         this.clock = clock;
         this.node = node;
         this.jobs = jobs;
@@ -118,6 +122,7 @@ public final class OpsRoutes implements RouteGroup {
         out.put("firedSinceStart", metrics.firedCount());
         out.set("attemptsSinceStartByOutcome", Json.map(metrics.outcomeCounts()));
         out.set("latenessMs", Json.map(metrics.latenessSummary()));
+        out.set("pullLatenessMs", Json.map(pullMetrics.latenessSummary()));
         ObjectNode pulled = out.putObject("pull"); // per PULL service: its consumers' backlog
         long now = clock.millis();
         pull.backlogs(app).forEach((key, b) -> pulled.putObject(key)

@@ -21,9 +21,10 @@ public interface ReservationStore {
      * order given, never more than leaves a service's open reservations within its
      * {@code maxInFlight}, cluster-wide. Each reserved job is RUNNING with its new attempt until
      * {@code now + ttrMs} (null: its timeout, within the TTR's bounds). A job found past its expiry
-     * on the way ends EXPIRED instead. A service that is not PULL (or gone) gives nothing.
+     * on the way ends EXPIRED instead. A service that is not PULL (or gone) gives nothing. Each job
+     * comes with the time it became due, for the node's lateness figures.
      */
-    List<Job> reserve(String app, List<String> services, int max, Long ttrMs, String node, long now);
+    List<HeldJob> reserve(String app, List<String> services, int max, Long ttrMs, String node, long now);
 
     /**
      * Reserves ahead, for consumers waiting on this node: as {@link #reserve} for one service, but
@@ -42,7 +43,10 @@ public interface ReservationStore {
      */
     record Ahead(List<HeldJob> jobs, boolean tookAllDue) {}
 
-    /** A job reserved ahead (RUNNING, its new attempt), and when it is due: not handed out before. */
+    /**
+     * A reserved job (RUNNING, its new attempt) and when it is due: one reserved ahead is not handed
+     * out before; one reserved at once was due then, and its lateness counts from it.
+     */
     record HeldJob(Job job, long dueAt) {}
 
     /**

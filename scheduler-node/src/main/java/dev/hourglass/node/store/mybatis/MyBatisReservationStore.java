@@ -46,22 +46,18 @@ public final class MyBatisReservationStore implements ReservationStore {
     }
 
     @Override
-    public List<Job> reserve(String app, List<String> services, int max, Long ttrMs, String node, long now) {
-        List<Job> reserved = new ArrayList<>();
+    public List<HeldJob> reserve(String app, List<String> services, int max, Long ttrMs, String node, long now) {
+        List<HeldJob> reserved = new ArrayList<>();
         for (String service : services) {
             int wanted = max - reserved.size();
             if (wanted <= 0) {
                 break;
             }
-            List<Job> taken;
+            List<HeldJob> taken;
             try {
                 taken = new ArrayList<>(
-                        failures
-                                .retryingDeadlocks(() -> take(app, service, wanted, ttrMs, node, now, now, 0))
-                                .jobs()
-                                .stream()
-                                .map(HeldJob::job)
-                                .toList());
+                        failures.retryingDeadlocks(() -> take(app, service, wanted, ttrMs, node, now, now, 0))
+                                .jobs());
             } catch (RuntimeException e) {
                 if (reserved.isEmpty()) {
                     throw e;
@@ -76,7 +72,8 @@ public final class MyBatisReservationStore implements ReservationStore {
                         e.toString());
                 break;
             }
-            taken.sort(Comparator.comparingLong(Job::fireAt).thenComparingLong(Job::id)); // oldest first
+            taken.sort(Comparator.comparingLong((HeldJob h) -> h.job().fireAt())
+                    .thenComparingLong(h -> h.job().id())); // oldest first
             reserved.addAll(taken);
         }
         return reserved;
