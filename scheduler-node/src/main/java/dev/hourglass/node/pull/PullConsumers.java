@@ -760,6 +760,11 @@ public final class PullConsumers implements PulledJobSignals {
                 w.failServed(e); // its consumer hears of it (UNAVAILABLE), as from a reserve at once
                 throw e;
             }
+            if (got.isEmpty()) {
+                // held jobs that came due while the reserve ran (taken ahead by another): the
+                // timer's hand-out skipped this waiter as being served, and no other may wait
+                got = takeHeld(r, timers.now());
+            }
         }
         if (got.isEmpty()) {
             synchronized (lock) {
@@ -868,6 +873,9 @@ public final class PullConsumers implements PulledJobSignals {
                 }
             }
             List<ReservationStore.HeldJob> taken = ahead.jobs();
+            // what came due while the transaction ran is this waiter's answer too: held, it would
+            // wait for the timer's hand-out, which skips this waiter while it is being served
+            long tookAt = timers.now();
             synchronized (lock) {
                 if (lead > 0 && (ahead.tookAllDue() || !taken.isEmpty())) {
                     // taken in due order: all due by the horizon (none, when nothing was), or all
@@ -881,7 +889,7 @@ public final class PullConsumers implements PulledJobSignals {
                 }
                 boolean holds = false;
                 for (ReservationStore.HeldJob h : taken) {
-                    if (h.dueAt() <= at && dueNow.size() < r.max()) {
+                    if (h.dueAt() <= tookAt && dueNow.size() < r.max()) {
                         dueNow.add(h);
                     } else {
                         held.computeIfAbsent(key, k -> new TreeSet<>(HELD_ORDER))

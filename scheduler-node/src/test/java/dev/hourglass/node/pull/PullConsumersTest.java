@@ -594,6 +594,59 @@ class PullConsumersTest {
         assertThat(again.join()).extracting(Job::id).containsExactly(2L);
     }
 
+    /**
+     * A reserve ahead that runs past the due time of a job it takes answers its waiter with that
+     * job too: held, it would wait for the timer's hand-out, which skips a waiter being served.
+     */
+    @Test
+    void jobsThatComeDueWhileTheReserveTakingThemRunsAreItsWaitersAnswer() {
+        ManualScheduler reservingThreads = new ManualScheduler(clock);
+        reservingAhead(reservingThreads);
+        CompletableFuture<List<Job>> waiting = reserveUpTo(10, "work");
+        reservingThreads.runDue(); // its first reserve: nothing due by T0 + 200
+        store.readyAt("work", 5, T0 + 250); // made due through another node
+        madeDueHere(1, T0 + 400);
+        madeDueHere(2, T0 + 500);
+        time.advanceTo(T0 + 300); // the wake that reserves ahead for job 1, and finds job 5 due
+        store.afterRead = () -> { // the transaction takes 230 ms
+            store.afterRead = () -> {};
+            time.advanceTo(T0 + 530);
+        };
+        reservingThreads.runDue(); // the watcher's read, then that reserve
+        assertThat(waiting).isCompleted();
+        assertThat(waiting.join())
+                .as("jobs 1 and 2, due at T0 + 400 and 500, came due before the reserve ended")
+                .extracting(Job::id)
+                .containsExactly(5L, 1L, 2L);
+    }
+
+    /**
+     * A held job that comes due while its only waiter is being served by a reserve of its own: the
+     * timer's hand-out skips that waiter, so the serve hands it the job when its reserve brings none,
+     * rather than leave it to a serve behind the next transactions.
+     */
+    @Test
+    void aHeldJobThatComesDueWhileItsOnlyWaiterIsBeingServedIsItsAnswerWhenTheReserveEnds() {
+        ManualScheduler reservingThreads = new ManualScheduler(clock);
+        reservingAhead(reservingThreads);
+        store.maxInFlight = 1; // each reserve takes one job: its reach ends before the next
+        CompletableFuture<List<Job>> waiting = reserve(10_000, "work");
+        reservingThreads.runDue();
+        madeDueHere(1, T0 + 500);
+        madeDueHere(3, T0 + 520);
+        time.advanceTo(T0 + 400);
+        reservingThreads.runDue(); // holds job 1; job 3 is left
+        assertThat(waiting).isNotDone();
+        time.advanceTo(T0 + 420); // the wake that reserves ahead for job 3
+        store.afterRead = () -> { // meanwhile job 1's hand-out comes, with the waiter being served
+            store.afterRead = () -> {};
+            time.advanceTo(T0 + 505);
+        };
+        assertThat(reservingThreads.runNextDue()).isTrue();
+        assertThat(waiting).as("not left to the serve planned behind it").isCompleted();
+        assertThat(waiting.join()).extracting(Job::id).containsExactly(1L);
+    }
+
     /** The other side: a job made due within the reach during a reserve may be one it did not see. */
     @Test
     void aJobMadeDueWithinTheReachDuringAReserveAheadIsReservedByTheNextOne() {

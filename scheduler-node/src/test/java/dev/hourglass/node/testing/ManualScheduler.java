@@ -89,6 +89,20 @@ public final class ManualScheduler implements TaskScheduler {
         }
     }
 
+    /** Runs the first task due now, if any (not those it plans); whether one ran. */
+    public boolean runNextDue() {
+        Planned next;
+        synchronized (this) {
+            next = planned.peek();
+            if (next == null || next.at > clock.millis()) {
+                return false;
+            }
+            planned.poll();
+        }
+        runOne(next);
+        return true;
+    }
+
     /** Moves time forward by {@code ms}, running each task at its time on the way. */
     public void advance(long ms) {
         advanceTo(clock.millis() + ms);
