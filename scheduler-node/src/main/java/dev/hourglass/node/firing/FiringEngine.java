@@ -478,22 +478,27 @@ public final class FiringEngine implements FiringControl {
         }
         boolean handedOver = false;
         try {
-            List<IndexEntry> due = index.pollDue(clock.millis() + settings.claimLeadMs(), settings.claimBatch());
-            List<IndexEntry> owned = new ArrayList<>(due.size());
             Set<String> pulled = catalog.pulledServiceKeys();
-            for (IndexEntry e : due) {
-                // one that moved away meanwhile is its new owner's; a PULL job is its consumers'
-                // (one of a PULL service not known here yet is given back by the sender)
-                if (shards.owns(e.shard()) && !pulled.contains(e.serviceKey())) {
-                    owned.add(e);
+            List<IndexEntry> ready;
+            List<Long> ids = new ArrayList<>();
+            // polled, parked or marked in one step for a re-read (see WindowLoader.handOff): between
+            // the poll and the mark a job is neither in the index nor in a claim
+            synchronized (loader.handOff) {
+                List<IndexEntry> due = index.pollDue(clock.millis() + settings.claimLeadMs(), settings.claimBatch());
+                List<IndexEntry> owned = new ArrayList<>(due.size());
+                for (IndexEntry e : due) {
+                    // one that moved away meanwhile is its new owner's; a PULL job is its consumers'
+                    // (one of a PULL service not known here yet is given back by the sender)
+                    if (shards.owns(e.shard()) && !pulled.contains(e.serviceKey())) {
+                        owned.add(e);
+                    }
                 }
-            }
-            List<IndexEntry> ready = capacity.admit(owned);
-            if (!ready.isEmpty()) {
-                List<Long> ids = new ArrayList<>(ready.size());
+                ready = capacity.admit(owned);
                 ready.forEach(e -> ids.add(e.jobId()));
                 // marked before the hand-over: a re-read meanwhile must not offer them again (see heldOutsideIndex)
                 sender.claiming(ids);
+            }
+            if (!ready.isEmpty()) {
                 try {
                     run.claims().execute(() -> {
                         try {

@@ -72,6 +72,14 @@ public final class WindowLoader {
     private final Consumer<IndexEntry> pulledDue;
     private final Object cursorLock = new Object();
     private final Map<Integer, Cursor> cursors = new HashMap<>(); // guarded by cursorLock
+    /**
+     * Held by the catch-up across its test of {@code heldOutside} and its offer of one job, and by
+     * the claim round ({@code FiringEngine}) from its poll of the index to its mark of the jobs it
+     * hands to a claimer: a re-read then finds a job in the index or in a claim, never between (in
+     * either gap it offered a job a claim had in hand again, and the next claim waited on the first
+     * one's row locks). Memory only (a service the round does not know yet is read once under it).
+     */
+    final Object handOff = new Object();
 
     /**
      * @param heldOutsideIndex due jobs held in memory outside the index (parked while their service
@@ -274,11 +282,18 @@ public final class WindowLoader {
         int added = 0;
         Set<String> pulled = pulledServices();
         for (IndexEntry e : due) {
-            if (heldOutside.test(e) || pulled.contains(e.serviceKey())) {
+            if (pulled.contains(e.serviceKey())) {
                 continue;
             }
-            boolean known = index.contains(e.jobId());
-            IndexEntry displaced = index.offer(e);
+            boolean known;
+            IndexEntry displaced;
+            synchronized (handOff) { // not between the round's poll and its mark: see handOff
+                if (heldOutside.test(e)) {
+                    continue;
+                }
+                known = index.contains(e.jobId());
+                displaced = index.offer(e);
+            }
             if (!known && displaced != e) {
                 added++;
             }
