@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       and null percentiles). The requirement they check: a job reaches a consumer waiting on its
  *       submit node within 20 ms, on any other node within 200 ms (p99 at 500 jobs/s). Beside them,
  *       {@code nodeHandOut}: the nodes' own figure, the share of reservations they answered within
- *       1, 5, 10, 25, 50 ms of the due time (their hand-out lateness metric); the rest of the
+ *       1, 5, 10, 25, 50, 100 ms of the due time (their hand-out lateness metric); the rest of the
  *       consumers' lateness is the answer's way to them.
  * </ul>
  *

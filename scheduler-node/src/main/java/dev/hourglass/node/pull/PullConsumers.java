@@ -238,7 +238,8 @@ public final class PullConsumers implements PulledJobSignals {
         Request r = validated(app, request);
         if (r.waitMs() == 0 || !lifecycle.isStarted()) {
             long at = timers.now();
-            List<ReservationStore.HeldJob> now = new ArrayList<>(takeHeld(r, at)); // reserved ahead here and due
+            List<Held> fromMemory = takeHeldEntries(r, at); // reserved ahead here and due
+            List<ReservationStore.HeldJob> now = new ArrayList<>(reservations(fromMemory));
             if (now.size() < r.max()) {
                 try {
                     List<String> open = r.services().stream()
@@ -256,6 +257,20 @@ public final class PullConsumers implements PulledJobSignals {
                             "pull consumers: a reserve failed; answering with {} held jobs: {}",
                             now.size(),
                             e.toString());
+                }
+                // a held job whose hand-out time passed while the database answered would leave its
+                // consumer less than its TTR: it goes back rather than out (as giveBackLapsed)
+                long answeredAt = timers.now();
+                List<ReservationStore.HeldJob> lapsed = fromMemory.stream()
+                        .filter(h -> h.handOutBy() < answeredAt)
+                        .map(Held::reserved)
+                        .toList();
+                if (!lapsed.isEmpty()) {
+                    now.removeAll(lapsed);
+                    giveBack(lapsed);
+                    synchronized (lock) {
+                        lapsed.forEach(h -> seenDue(h.job().serviceKey(), h.dueAt())); // due again
+                    }
                 }
             }
             return CompletableFuture.completedFuture(answeredAtOnce(now));
@@ -312,7 +327,7 @@ public final class PullConsumers implements PulledJobSignals {
     }
 
     private List<Job> answeredAtOnce(List<ReservationStore.HeldJob> jobs) {
-        heard(jobs, 0);
+        heard(jobs, 0, timers.now());
         return jobs(jobs);
     }
 
@@ -321,9 +336,9 @@ public final class PullConsumers implements PulledJobSignals {
     }
 
     /** Tells the listener of an answer made now; a listener that fails costs a line in the log, not the answer. */
-    private void heard(List<ReservationStore.HeldJob> jobs, long waitedMs) {
+    private void heard(List<ReservationStore.HeldJob> jobs, long waitedMs, long at) {
         try {
-            listener.answered(jobs, waitedMs, timers.now());
+            listener.answered(jobs, waitedMs, at);
         } catch (RuntimeException e) {
             LOG.warn("pull consumers: the metrics listener failed: {}", e.toString());
         }
@@ -785,7 +800,16 @@ public final class PullConsumers implements PulledJobSignals {
 
     /** Jobs held here for the request's services and TTR that are due at {@code now}, in its order. */
     private List<ReservationStore.HeldJob> takeHeld(Request r, long now) {
-        List<ReservationStore.HeldJob> got = new ArrayList<>();
+        return reservations(takeHeldEntries(r, now));
+    }
+
+    private static List<ReservationStore.HeldJob> reservations(List<Held> held) {
+        return held.stream().map(Held::reserved).toList();
+    }
+
+    /** {@link #takeHeld}, with each job's hand-out time. */
+    private List<Held> takeHeldEntries(Request r, long now) {
+        List<Held> got = new ArrayList<>();
         synchronized (lock) {
             for (String key : r.keys()) {
                 TreeSet<Held> jobs = held.get(key);
@@ -804,7 +828,7 @@ public final class PullConsumers implements PulledJobSignals {
                         continue;
                     }
                     if (java.util.Objects.equals(h.ttrMs(), r.ttrMs())) {
-                        got.add(h.reserved());
+                        got.add(h);
                         it.remove();
                     }
                 }
@@ -889,11 +913,14 @@ public final class PullConsumers implements PulledJobSignals {
                 }
                 boolean holds = false;
                 for (ReservationStore.HeldJob h : taken) {
-                    if (h.dueAt() <= tookAt && dueNow.size() < r.max()) {
+                    // its deadline in the database counts from here: handed out later than this,
+                    // its consumer would get less than its TTR (a transaction slower than the hold)
+                    long handOutBy = Math.max(h.dueAt(), at) + settings.holdMs();
+                    if (h.dueAt() <= tookAt && tookAt <= handOutBy && dueNow.size() < r.max()) {
                         dueNow.add(h);
-                    } else {
+                    } else { // held for its due time, or for its give-back (giveBackLapsed)
                         held.computeIfAbsent(key, k -> new TreeSet<>(HELD_ORDER))
-                                .add(new Held(h, r.ttrMs(), Math.max(h.dueAt(), at) + settings.holdMs()));
+                                .add(new Held(h, r.ttrMs(), handOutBy));
                         holds = true;
                     }
                 }
@@ -1063,8 +1090,9 @@ public final class PullConsumers implements PulledJobSignals {
                 t.cancel();
             }
             leave(this);
+            long at = timers.now(); // the answer's time, before its JSON is written on this thread
             future.complete(jobs(jobs));
-            heard(jobs, Math.max(0, timers.now() - since));
+            heard(jobs, Math.max(0, at - since), at);
         }
     }
 }

@@ -253,7 +253,7 @@ class PullConsumersTest {
         });
         CompletableFuture<List<Job>> waiting = reserve(10_000, "work");
         time.runDue();
-        madeDueHere(1, T0 + 700); // held ahead, handed out at its due time
+        madeDueHere(1, T0 + 700); // reserved once due (no reserving ahead in these settings)
         time.advanceTo(T0 + 700);
         assertThat(waiting).isCompleted();
         store.readyAt("work", 2, T0 + 750); // due while nobody waits
@@ -604,20 +604,45 @@ class PullConsumersTest {
         reservingAhead(reservingThreads);
         CompletableFuture<List<Job>> waiting = reserveUpTo(10, "work");
         reservingThreads.runDue(); // its first reserve: nothing due by T0 + 200
-        store.readyAt("work", 5, T0 + 250); // made due through another node
+        store.readyAt("work", 5, T0 + 290); // made due through another node
         madeDueHere(1, T0 + 400);
-        madeDueHere(2, T0 + 500);
+        madeDueHere(2, T0 + 450);
         time.advanceTo(T0 + 300); // the wake that reserves ahead for job 1, and finds job 5 due
-        store.afterRead = () -> { // the transaction takes 230 ms
+        store.afterRead = () -> { // the transaction takes 180 ms, within the hold (200 ms)
             store.afterRead = () -> {};
-            time.advanceTo(T0 + 530);
+            time.advanceTo(T0 + 480);
         };
         reservingThreads.runDue(); // the watcher's read, then that reserve
         assertThat(waiting).isCompleted();
         assertThat(waiting.join())
-                .as("jobs 1 and 2, due at T0 + 400 and 500, came due before the reserve ended")
+                .as("jobs 1 and 2, due at T0 + 400 and 450, came due before the reserve ended")
                 .extracting(Job::id)
                 .containsExactly(5L, 1L, 2L);
+    }
+
+    /**
+     * Each job's deadline in the database counts from its due time or the reserve's start,
+     * whichever is later, plus the hold: a reserve slower than that does not answer with the job
+     * (its consumer would get less than its TTR), which goes back instead.
+     */
+    @Test
+    void aJobAReserveTookButCannotAnswerWithinItsHoldIsGivenBackNotHandedOut() {
+        ManualScheduler reservingThreads = new ManualScheduler(clock);
+        reservingAhead(reservingThreads);
+        CompletableFuture<List<Job>> waiting = reserveUpTo(10, "work");
+        reservingThreads.runDue();
+        store.readyAt("work", 5, T0 + 250); // due at the reserve's start: to hand out by T0 + 500
+        madeDueHere(1, T0 + 400); // to hand out by T0 + 600
+        time.advanceTo(T0 + 300);
+        store.afterRead = () -> { // the transaction takes 250 ms
+            store.afterRead = () -> {};
+            time.advanceTo(T0 + 550);
+        };
+        reservingThreads.runDue();
+        assertThat(waiting.join()).extracting(Job::id).containsExactly(1L);
+        time.runDue();
+        reservingThreads.runDue(); // its give-back
+        assertThat(store.givenBack).extracting(h -> h.job().id()).containsExactly(5L);
     }
 
     /**
@@ -670,6 +695,38 @@ class PullConsumersTest {
                 .as("reserved by a reserve of its own, at its due time")
                 .extracting(Job::id)
                 .containsExactly(2L);
+    }
+
+    /**
+     * A reserve without a wait takes the held jobs that are due, then reserves in the database: one
+     * whose hand-out time passes meanwhile would leave its consumer less than its TTR, and goes back.
+     */
+    @Test
+    void aHeldJobWhoseHandOutTimePassesDuringAReserveAtOnceIsGivenBackNotHandedOut() {
+        reservingAhead();
+        CompletableFuture<List<Job>> waiting = reserve(450, "work");
+        time.runDue();
+        store.readyAt("work", 1, T0 + 500);
+        pull.due(Job.serviceKey(APP, "work"), T0 + 500);
+        time.advanceTo(T0 + 450);
+        assertThat(waiting.join())
+                .as("its wait ran out; job 1 is held, to hand out by T0 + 700")
+                .isEmpty();
+        time.advanceTo(T0 + 600);
+        store.afterRead = () -> { // the database part takes 150 ms
+            store.afterRead = () -> {};
+            time.advanceTo(T0 + 750);
+        };
+        ReserveRequest atOnceUpTo10 =
+                new ReserveRequest().setServices(List.of("work")).setMax(10).setWaitMs(0L);
+        assertThat(pull.reserve(APP, atOnceUpTo10).join())
+                .as("job 1 is not handed out 50 ms late")
+                .isEmpty();
+        assertThat(store.givenBack).extracting(h -> h.job().id()).containsExactly(1L);
+        assertThat(reserve(0, "work").join())
+                .as("reservable again, with a deadline of its own")
+                .extracting(Job::id)
+                .containsExactly(1L);
     }
 
     @Test
