@@ -703,15 +703,7 @@ class PullConsumersTest {
      */
     @Test
     void aHeldJobWhoseHandOutTimePassesDuringAReserveAtOnceIsGivenBackNotHandedOut() {
-        reservingAhead();
-        CompletableFuture<List<Job>> waiting = reserve(450, "work");
-        time.runDue();
-        store.readyAt("work", 1, T0 + 500);
-        pull.due(Job.serviceKey(APP, "work"), T0 + 500);
-        time.advanceTo(T0 + 450);
-        assertThat(waiting.join())
-                .as("its wait ran out; job 1 is held, to hand out by T0 + 700")
-                .isEmpty();
+        heldForAWaiterWhoseWaitRanOut(); // job 1, due at T0 + 500, to hand out by T0 + 700
         time.advanceTo(T0 + 600);
         store.afterRead = () -> { // the database part takes 150 ms
             store.afterRead = () -> {};
@@ -729,8 +721,8 @@ class PullConsumersTest {
                 .containsExactly(1L);
     }
 
-    @Test
-    void aHeldJobNobodyTakesIsGivenBackAfterTheHold() {
+    /** Job 1, due at T0 + 500, reserved ahead for a waiter whose wait ran out at T0 + 450: held for nobody. */
+    private void heldForAWaiterWhoseWaitRanOut() {
         reservingAhead();
         CompletableFuture<List<Job>> waiting = reserve(450, "work");
         time.runDue();
@@ -738,6 +730,11 @@ class PullConsumersTest {
         pull.due(Job.serviceKey(APP, "work"), T0 + 500);
         time.advanceTo(T0 + 450);
         assertThat(waiting.join()).as("its wait ran out before the job was due").isEmpty();
+    }
+
+    @Test
+    void aHeldJobNobodyTakesIsGivenBackAfterTheHold() {
+        heldForAWaiterWhoseWaitRanOut();
         time.advanceTo(T0 + 699);
         assertThat(store.givenBack).isEmpty();
         time.advanceTo(T0 + 700);
