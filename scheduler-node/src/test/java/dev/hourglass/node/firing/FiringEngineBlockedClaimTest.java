@@ -11,14 +11,10 @@ import dev.hourglass.node.core.port.FiringListener;
 import dev.hourglass.node.core.shard.ShardOwnership;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -33,11 +29,11 @@ class FiringEngineBlockedClaimTest {
     static final long STUCK = 1;
 
     FiringEngine engine;
-    final CountDownLatch lockReleased = new CountDownLatch(1);
+    final StuckClaimStore store = new StuckClaimStore(STUCK);
 
     @AfterEach
     void stop() {
-        lockReleased.countDown();
+        store.release();
         if (engine != null) {
             engine.stop(1_000);
         }
@@ -45,21 +41,6 @@ class FiringEngineBlockedClaimTest {
 
     @Test
     void aClaimWaitingOnALockedRowHoldsOneClaimerAndTheJobIsNotClaimedAgainMeanwhile() {
-        AtomicInteger claimsOfTheStuckJob = new AtomicInteger();
-        FakeJobStore store = new FakeJobStore() {
-            @Override
-            public Claim claim(Collection<Long> ids, String node, long now, long horizon) {
-                if (ids.contains(STUCK)) {
-                    claimsOfTheStuckJob.incrementAndGet();
-                    try {
-                        lockReleased.await(30, TimeUnit.SECONDS); // the row lock of another transaction
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                }
-                return super.claim(ids, node, now, horizon);
-            }
-        };
         Clock clock = Clock.systemUTC();
         long now = clock.millis();
         store.add(STUCK, now + 100, 0);
@@ -90,12 +71,12 @@ class FiringEngineBlockedClaimTest {
                 .atMost(Duration.ofSeconds(15))
                 .until(() -> delivered.containsAll(
                         java.util.stream.LongStream.rangeClosed(2, 21).boxed().toList()));
-        assertThat(claimsOfTheStuckJob.get())
+        assertThat(store.claimsOfTheStuckJob.get())
                 .as("claims of the stuck job while the first one waited (every re-read made one more)")
                 .isEqualTo(1);
         assertThat(delivered).doesNotContain(STUCK);
 
-        lockReleased.countDown();
+        store.release();
         await("the stuck job fires once its row is free")
                 .atMost(Duration.ofSeconds(10))
                 .until(() -> store.jobs.get(STUCK).state() == JobState.FINISHED);

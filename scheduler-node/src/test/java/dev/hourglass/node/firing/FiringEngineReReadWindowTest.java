@@ -13,16 +13,13 @@ import dev.hourglass.node.core.shard.ShardOwnership;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.AbstractSet;
-import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -42,12 +39,11 @@ class FiringEngineReReadWindowTest {
     static final long GATE_MS = 2_000;
 
     FiringEngine engine;
-    final CountDownLatch lockReleased = new CountDownLatch(1);
-    final AtomicInteger claimsOfTheStuckJob = new AtomicInteger();
+    final StuckClaimStore store = new StuckClaimStore(STUCK);
 
     @AfterEach
     void stop() {
-        lockReleased.countDown();
+        store.release();
         if (engine != null) {
             engine.stop(1_000);
         }
@@ -87,7 +83,7 @@ class FiringEngineReReadWindowTest {
                     @Override
                     public boolean contains(Object key) {
                         if (gated.compareAndSet(false, true)) {
-                            waitFor(() -> claimsOfTheStuckJob.get() >= 1); // polled, marked, in its claim
+                            waitFor(() -> store.claimsOfTheStuckJob.get() >= 1); // polled, marked, in its claim
                         }
                         return pulled.contains(key);
                     }
@@ -109,33 +105,19 @@ class FiringEngineReReadWindowTest {
     }
 
     private void assertClaimedOnce() {
-        await().atMost(Duration.ofSeconds(5)).until(() -> claimsOfTheStuckJob.get() >= 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.claimsOfTheStuckJob.get() >= 1);
         // a second claim comes within milliseconds of the re-read; give it 1 s
         try {
             Thread.sleep(1_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        assertThat(claimsOfTheStuckJob.get())
+        assertThat(store.claimsOfTheStuckJob.get())
                 .as("claims of the stuck job while the first one waited")
                 .isEqualTo(1);
     }
 
     private void start(ServiceLookup services) {
-        FakeJobStore store = new FakeJobStore() {
-            @Override
-            public Claim claim(Collection<Long> ids, String node, long now, long horizon) {
-                if (ids.contains(STUCK)) {
-                    claimsOfTheStuckJob.incrementAndGet();
-                    try {
-                        lockReleased.await(30, TimeUnit.SECONDS); // the row lock of another transaction
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                }
-                return super.claim(ids, node, now, horizon);
-            }
-        };
         Clock clock = Clock.systemUTC();
         store.add(STUCK, clock.millis() + 300, 0);
         Dispatcher dispatcher = delivery -> CompletableFuture.completedFuture(DeliveryResult.success(null));
