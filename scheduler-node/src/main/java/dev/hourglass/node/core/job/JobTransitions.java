@@ -16,11 +16,11 @@ import java.util.Set;
  *
  * <pre>
  * DELAYED  -> RUNNING   claimed by the owner node at the fire time                      (claim)
- * RUNNING  -> FINISHED  success                                                         (endToBacklog)
+ * RUNNING  -> FINISHED  success                                                         (BacklogRowInsert)
  * RUNNING  -> DELAYED   failure or timeout with attempts left: retry at now + backoff   (retryLater)
  * RUNNING  -> DELAYED   an attempt that never left, given back to be claimed again
  *                       under the same number (its node let go, or a cancel withheld it) (unclaim)
- * RUNNING  -> FAILED    failure with no attempts left                                   (endToBacklog)
+ * RUNNING  -> FAILED    failure with no attempts left                                   (BacklogRowInsert)
  * RUNNING  -> FAILED    a result the database refuses to take                           (failInPlace)
  * DELAYED  -> CANCELED, RUNNING -> CANCELED   cancel                                    (markFinal)
  * DELAYED  -> EXPIRED   not firable before fireAt + expireAfter                         (expire)

@@ -96,12 +96,6 @@ public interface JobMapper {
             @Param("message") String message,
             @Param("now") long now);
 
-    int endToBacklog(
-            @Param("ids") IdList ids,
-            @Param("state") String state,
-            @Param("message") String message,
-            @Param("now") long now);
-
     int deleteEnded(@Param("ids") IdList ids);
 
     List<JobRow> findTimedOut(

@@ -17,7 +17,7 @@ final class JobRowInsert {
     static final String COLUMNS = "id, app, service, biz_key, shard, state, fire_at, due_at, expire_at, attempts,"
             + " budget_base, max_attempts, timeout_ms, expire_after_ms, payload, attributes, last_error, owner_node,"
             + " claim_token, version, created_at, updated_at";
-    private static final int PER_ROW = 22;
+    static final int PER_ROW = 22;
     /** The statement timeout MyBatis gives its own statements (Database), in seconds. */
     static final int STATEMENT_TIMEOUT_S = 30;
     /** Rows per statement: MariaDB and MySQL take at most 65,535 placeholders in one. */
@@ -44,31 +44,37 @@ final class JobRowInsert {
             ps.setQueryTimeout(STATEMENT_TIMEOUT_S);
             int p = 1;
             for (JobRow r : rows) {
-                ps.setLong(p++, r.id);
-                ps.setString(p++, r.app);
-                ps.setString(p++, r.service);
-                ps.setString(p++, r.bizKey);
-                ps.setInt(p++, r.shard);
-                ps.setString(p++, r.state);
-                ps.setLong(p++, r.fireAt);
-                ps.setLong(p++, r.dueAt);
-                setLong(ps, p++, r.expireAt);
-                ps.setInt(p++, r.attempts);
-                ps.setInt(p++, r.budgetBase);
-                ps.setInt(p++, r.maxAttempts);
-                ps.setLong(p++, r.timeoutMs);
-                setLong(ps, p++, r.expireAfterMs);
-                ps.setString(p++, r.payload);
-                ps.setString(p++, r.attributes);
-                ps.setString(p++, r.lastError);
-                ps.setString(p++, r.ownerNode);
-                ps.setString(p++, r.claimToken);
-                ps.setInt(p++, r.version);
-                ps.setLong(p++, r.createdAt);
-                ps.setLong(p++, r.updatedAt);
+                p = bind(ps, p, r);
             }
             ps.executeUpdate();
         }
+    }
+
+    /** Sets the 22 values of {@code r} in the order of {@link #COLUMNS} from {@code p}; the next index. */
+    static int bind(PreparedStatement ps, int p, JobRow r) throws SQLException {
+        ps.setLong(p++, r.id);
+        ps.setString(p++, r.app);
+        ps.setString(p++, r.service);
+        ps.setString(p++, r.bizKey);
+        ps.setInt(p++, r.shard);
+        ps.setString(p++, r.state);
+        ps.setLong(p++, r.fireAt);
+        ps.setLong(p++, r.dueAt);
+        setLong(ps, p++, r.expireAt);
+        ps.setInt(p++, r.attempts);
+        ps.setInt(p++, r.budgetBase);
+        ps.setInt(p++, r.maxAttempts);
+        ps.setLong(p++, r.timeoutMs);
+        setLong(ps, p++, r.expireAfterMs);
+        ps.setString(p++, r.payload);
+        ps.setString(p++, r.attributes);
+        ps.setString(p++, r.lastError);
+        ps.setString(p++, r.ownerNode);
+        ps.setString(p++, r.claimToken);
+        ps.setInt(p++, r.version);
+        ps.setLong(p++, r.createdAt);
+        ps.setLong(p++, r.updatedAt);
+        return p;
     }
 
     private static void setLong(PreparedStatement ps, int index, Long value) throws SQLException {

@@ -42,6 +42,17 @@ final class JobRowSelect {
     }
 
     /**
+     * Locks the live ones of {@code ids} like {@link #lockLive}, and reads their whole rows: for a
+     * batch of results, whose ending jobs are written to the backlog from these values
+     * ({@link BacklogRowInsert}).
+     */
+    static List<JobRow> lockLiveWhole(SqlSession s, IdList ids) {
+        String sql = "SELECT " + JobRowInsert.COLUMNS + " FROM job_delay_task" + byPrimaryKey(s) + " WHERE id IN ("
+                + ids.getSql() + ") ORDER BY id FOR UPDATE";
+        return query(s, sql, null, JobRowSelect::row);
+    }
+
+    /**
      * The hint that makes MariaDB and MySQL find a list of ids through the primary key in a locking
      * statement; none on H2, which has no such hint and locks only the rows it returns. With a
      * small table (under about 2,000 live jobs) and a list of 150, MariaDB 11.4 chose to scan the

@@ -12,6 +12,9 @@ import org.apache.ibatis.session.SqlSession;
  */
 final class LiveJobs {
     private final Map<Long, LockedJobRow> byId = new HashMap<>();
+    /** The whole rows, when locked by {@link #lockWhole}. */
+    private final Map<Long, JobRow> whole = new HashMap<>();
+
     private final LiveCountDeltas counts = new LiveCountDeltas();
 
     private LiveJobs() {}
@@ -23,6 +26,26 @@ final class LiveJobs {
             JobRowSelect.lockLive(s, IdList.of(jobIds)).forEach(r -> live.byId.put(r.id, r));
         }
         return live;
+    }
+
+    /**
+     * Locks the live ones of {@code jobIds} like {@link #lock}, and keeps their whole rows, for the
+     * jobs that end in the transaction to be written to the backlog from ({@link #lockedRow}).
+     */
+    static LiveJobs lockWhole(SqlSession s, List<Long> jobIds) {
+        LiveJobs live = new LiveJobs();
+        if (!jobIds.isEmpty()) {
+            for (JobRow r : JobRowSelect.lockLiveWhole(s, IdList.of(jobIds))) {
+                live.whole.put(r.id, r);
+                live.byId.put(r.id, LockedJobRow.of(r));
+            }
+        }
+        return live;
+    }
+
+    /** The whole row of a job as {@link #lockWhole} locked it, whatever changed since; null if not live then. */
+    JobRow lockedRow(long jobId) {
+        return whole.get(jobId);
     }
 
     /**

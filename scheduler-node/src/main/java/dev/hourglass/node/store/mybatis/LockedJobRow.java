@@ -9,4 +9,17 @@ public class LockedJobRow {
     public int attempts;
     public String ownerNode;
     public int version;
+
+    /** What {@code r} says of these. */
+    static LockedJobRow of(JobRow r) {
+        LockedJobRow locked = new LockedJobRow();
+        locked.id = r.id;
+        locked.app = r.app;
+        locked.service = r.service;
+        locked.state = r.state;
+        locked.attempts = r.attempts;
+        locked.ownerNode = r.ownerNode;
+        locked.version = r.version;
+        return locked;
+    }
 }

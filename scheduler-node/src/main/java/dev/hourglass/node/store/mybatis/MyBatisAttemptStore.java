@@ -13,7 +13,6 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,7 +23,8 @@ import org.apache.ibatis.session.SqlSessionFactory;
 /**
  * {@link AttemptStore} on MyBatis. The hot paths are batched: a claim is four set-based statements
  * for the whole batch (claim, read back, open the execution-log rows, expire), and results are one
- * JDBC batch per kind of change plus two set-based statements that move final jobs to the backlog.
+ * JDBC batch per kind of change, plus an insert of the final jobs into the backlog from the rows the
+ * batch locked and one delete of them from the live table.
  *
  * <p>Lock order: every transaction here touches job rows in ascending id order (claims by an
  * ordered IN list, results sorted by id before they are written), so a claim and a result write
@@ -123,7 +123,7 @@ public final class MyBatisAttemptStore implements AttemptStore {
             JobMapper m = s.getMapper(JobMapper.class);
             // the jobs as the conditional updates below will find them: they are locked here, in id
             // order (results are sorted), so what applies is known before it is batched
-            LiveJobs live = LiveJobs.lock(
+            LiveJobs live = LiveJobs.lockWhole(
                     s,
                     all.stream()
                             .filter(r -> !r.isSentOnly())
@@ -171,22 +171,20 @@ public final class MyBatisAttemptStore implements AttemptStore {
                 }
             }
             Map<Long, DeadLetterWriter.Ended> endedHere = new HashMap<>();
-            // the jobs that end here, by how they end (results are in id order, so each list is)
-            Map<Ending, List<Long>> endings = new LinkedHashMap<>();
+            // the jobs that end here, in id order (as results are)
+            List<BacklogRowInsert.Ending> endings = new ArrayList<>();
             for (AttemptResult r : results) {
                 if (!r.isSentOnly() && r.next().isFinal() && live.isRunning(r.jobId(), r.attempt())) {
                     endedHere.put(
                             r.jobId(),
                             new DeadLetterWriter.Ended(r.serviceKey(), r.next().state()));
+                    endings.add(new BacklogRowInsert.Ending(
+                            live.lockedRow(r.jobId()), r.next().state().name(), JobRows.clip(r.message())));
                     live.moveRunning(r.jobId(), r.attempt(), null); // to the backlog: gone
-                    endings.computeIfAbsent(
-                                    new Ending(r.next().state().name(), JobRows.clip(r.message())),
-                                    k -> new ArrayList<>())
-                            .add(r.jobId());
                 }
             }
             if (!endings.isEmpty()) {
-                endings.forEach((how, ids) -> m.endToBacklog(IdList.of(ids), how.state(), how.message(), now));
+                BacklogRowInsert.insert(s, endings, now);
                 m.deleteEnded(IdList.of(endedHere.keySet().stream().sorted().toList()));
             }
             live.counts().writeTo(m);
@@ -221,9 +219,6 @@ public final class MyBatisAttemptStore implements AttemptStore {
     }
 
     private record Attempt(long jobId, int number) {}
-
-    /** How a job ends: its final state and the message kept as its last error (null keeps the one before). */
-    private record Ending(String state, String message) {}
 
     @Override
     public void quarantine(AttemptResult result, String error, long now) {

@@ -71,15 +71,17 @@ import org.w3c.dom.Node;
  *
  * <p>A state given as a parameter ({@code state = #{state}}, {@code state IN <foreach
  * collection="from">}) is whatever the statement's Java caller passes: {@link #callerStates} runs
- * the callers on a mapper that records it. What that does not see: endToBacklog writes the state of
- * the {@link NextStep} it is given, and only NextStep's factories are run here (they make FINISHED
- * and FAILED final); its record constructor is public and would take any state.
+ * the callers on a mapper that records it.
  *
- * <p>Not changes: a copy of jobs to the backlog ({@code INSERT ... SELECT state ...}) keeps their
- * state, and job creation writes each new job in the state of its {@code Job} (DELAYED, from
- * JobManager). Creation is SQL built in Java (JobRowInsert), which is not parsed: every file under
- * store/ that builds SQL in Java strings must be in {@link #JAVA_SQL}, with why it changes no job's
- * state.
+ * <p>SQL built in Java is not parsed. Every file under store/ that builds SQL in Java strings must be
+ * in {@link #JAVA_SQL}, with why it changes no job's state (job creation writes each new job in the
+ * state of its {@code Job}: DELAYED, from JobManager), or in {@link #JAVA_STATE_CHANGES}: the end of
+ * jobs into the backlog ({@link BacklogRowInsert}) writes rows from Java values, in the state of the
+ * {@link NextStep} each result gives. Its source state is its caller's (it passes only jobs it locked
+ * RUNNING, and deletes them from the live table conditionally on RUNNING); the states it writes are
+ * recorded from the statement's values while the callers run. What that does not see: only
+ * NextStep's factories are run here (they make FINISHED and FAILED final); its record constructor is
+ * public and would take any state.
  */
 class JobStatementsTest {
     private static final String LIVE = "job_delay_task";
@@ -104,6 +106,20 @@ class JobStatementsTest {
             "job_delay_task_execlog: opens the log rows of attempts a reservation took; no job's state",
             "mybatis/ExecutionLogClose.java",
             "job_delay_task_execlog: writes the outcomes of attempts into their log rows; no job's state");
+
+    /**
+     * SQL built in Java that changes jobs' states: the file, the states it takes jobs from, the key
+     * under which {@link #callerStates} records the states its callers write ("Class#column"), and
+     * why the source states hold.
+     */
+    record JavaChange(String file, Set<JobState> from, String written, String why) {}
+
+    private static final List<JavaChange> JAVA_STATE_CHANGES = List.of(new JavaChange(
+            "mybatis/BacklogRowInsert.java",
+            EnumSet.of(JobState.RUNNING),
+            "BacklogRowInsert#state",
+            "MyBatisAttemptStore.record passes only jobs it locked with the attempt RUNNING, and deletes them"
+                    + " from the live table in the same transaction (deleteEnded: state = 'RUNNING')"));
 
     private static final int CI = Pattern.CASE_INSENSITIVE | Pattern.DOTALL;
     /** A mention of the column {@code state} (not {@code notified_state}, {@code q.state}, {@code #{state}}). */
@@ -130,14 +146,50 @@ class JobStatementsTest {
         List<Statement> statements = new ArrayList<>(mapperXmlStatements());
         statements.addAll(annotationStatements());
 
-        Report report = check(statements, callerStates());
+        Map<String, Set<String>> callerStates = callerStates();
+        Report report = check(statements, callerStates);
+        Report java = checkJava(JAVA_STATE_CHANGES, callerStates);
 
         assertThat(report.problems())
                 .as("statements of the store that set a job's state (see JobStatementsTest)")
                 .isEmpty();
-        assertThat(report.pairs())
+        assertThat(java.problems())
+                .as("SQL built in Java that sets a job's state (see JobStatementsTest)")
+                .isEmpty();
+        Set<String> pairs = new TreeSet<>(report.pairs());
+        pairs.addAll(java.pairs());
+        assertThat(pairs)
                 .as("the changes the store's statements make, against JobTransitions")
                 .isEqualTo(allowedPairs());
+    }
+
+    /**
+     * The changes SQL built in Java makes, from the source states it declares to the states its
+     * callers were seen to write; each written state must be final (it goes to the backlog) and
+     * each change one of JobTransitions.
+     */
+    static Report checkJava(List<JavaChange> changes, Map<String, Set<String>> callerStates) {
+        Set<String> pairs = new TreeSet<>();
+        List<String> problems = new ArrayList<>();
+        for (JavaChange c : changes) {
+            String[] key = c.written().split("#", 2);
+            Set<JobState> to = resolve(key[0], new States(Set.of(), Set.of(key[1])), callerStates, problems);
+            if (to.isEmpty()) {
+                problems.add(c.file() + ": no state was seen written by its callers");
+            }
+            for (JobState t : to) {
+                if (!t.isFinal()) {
+                    problems.add(c.file() + ": writes " + t + " to the backlog, where no job is " + t);
+                }
+                for (JobState f : c.from()) {
+                    pairs.add(f + " -> " + t);
+                    if (!JobTransitions.isAllowed(f, t)) {
+                        problems.add(c.file() + ": " + f + " -> " + t + " is not a change of JobTransitions");
+                    }
+                }
+            }
+        }
+        return new Report(pairs, problems);
     }
 
     @Test
@@ -154,6 +206,7 @@ class JobStatementsTest {
                 String relative = store.relativize(file).toString().replace('\\', '/');
                 if (sqlString.matcher(Files.readString(file)).find()
                         && !JAVA_SQL.containsKey(relative)
+                        && JAVA_STATE_CHANGES.stream().noneMatch(c -> c.file().equals(relative))
                         && !readAsMappers.contains(relative)) {
                     unknown.add(relative);
                 }
@@ -161,9 +214,11 @@ class JobStatementsTest {
         }
         assertThat(unknown)
                 .as("files under store/ that build SQL in Java strings: move the SQL to a mapper, or add the file"
-                        + " to JobStatementsTest.JAVA_SQL with why it changes no job's state")
+                        + " to JobStatementsTest.JAVA_SQL with why it changes no job's state (or to"
+                        + " JAVA_STATE_CHANGES with the changes it makes)")
                 .isEmpty();
         JAVA_SQL.keySet().forEach(f -> assertThat(store.resolve(f)).exists());
+        JAVA_STATE_CHANGES.forEach(c -> assertThat(store.resolve(c.file())).exists());
     }
 
     /** The checks themselves can fail, each naming the statement at fault. */
@@ -227,6 +282,29 @@ class JobStatementsTest {
                 .anySatisfy(p -> assertThat(p).startsWith("Sneaky.wrongTable: takes FAILED jobs from job_delay_task"))
                 .anySatisfy(p -> assertThat(p).startsWith("Sneaky.otherTable: sets the state of hg_job_shadow"))
                 .noneSatisfy(p -> assertThat(p).startsWith("Sneaky.fine"));
+    }
+
+    /** The check of SQL built in Java fails too, naming the file. */
+    @Test
+    void javaSqlWhoseCallersWriteALiveStateOrNoneOrAChangeTheTableDoesNotAllowFails() {
+        Report report = checkJava(
+                List.of(
+                        new JavaChange("Live.java", EnumSet.of(JobState.RUNNING), "Live#state", "test"),
+                        new JavaChange("Unseen.java", EnumSet.of(JobState.RUNNING), "Unseen#state", "test"),
+                        new JavaChange("Never.java", EnumSet.of(JobState.FAILED), "Never#state", "test"),
+                        new JavaChange("Fine.java", EnumSet.of(JobState.RUNNING), "Fine#state", "test")),
+                Map.of(
+                        "Live#state", Set.of("DELAYED"),
+                        "Never#state", Set.of("FINISHED"),
+                        "Fine#state", Set.of("FINISHED", "FAILED")));
+
+        assertThat(report.problems())
+                .anySatisfy(p -> assertThat(p).startsWith("Live.java: writes DELAYED to the backlog"))
+                .anySatisfy(p -> assertThat(p).startsWith("Unseen: takes its state from #{state}, and no Java caller"))
+                .anySatisfy(p -> assertThat(p).startsWith("Unseen.java: no state was seen written"))
+                .anySatisfy(p -> assertThat(p).startsWith("Never.java: FAILED -> FINISHED is not a change"))
+                .noneSatisfy(p -> assertThat(p).startsWith("Fine"));
+        assertThat(report.pairs()).contains("RUNNING -> FINISHED", "RUNNING -> FAILED");
     }
 
     // ---- the check ----------------------------------------------------------------------------
@@ -899,7 +977,7 @@ class JobStatementsTest {
                 default -> zero(method.getReturnType());
             };
         });
-        Connection connection = lockingConnection(locked);
+        Connection connection = lockingConnection(locked, seen);
         org.apache.ibatis.session.Configuration configuration = new org.apache.ibatis.session.Configuration();
         configuration.setDatabaseId(Database.MYSQL);
         SqlSession session = proxy(SqlSession.class, (p, method, args) -> switch (method.getName()) {
@@ -922,13 +1000,20 @@ class JobStatementsTest {
 
     /**
      * A connection whose only answer is to the lock every change of state takes first (plain JDBC,
-     * JobRowSelect.lockLive): it finds {@code locked}. The statements that change a job's state go
-     * through the recording JobMapper.
+     * JobRowSelect.lockLive, or lockLiveWhole with the whole row): it finds {@code locked}. Most
+     * statements that change a job's state go through the recording JobMapper; of an insert into the
+     * backlog built in Java (BacklogRowInsert) it records, into {@code seen}, the states the values
+     * give, per "BacklogRowInsert#state".
      */
-    private static Connection lockingConnection(LockedJobRow locked) {
-        Object[] columns = {
-            locked.id, locked.app, locked.service, locked.state, locked.attempts, locked.ownerNode, locked.version
-        };
+    private static Connection lockingConnection(LockedJobRow locked, Map<String, Set<String>> seen) {
+        Map<String, Object> row = new HashMap<>();
+        for (String column : JobRowInsert.COLUMNS.split(",")) {
+            row.put(column.trim(), null);
+        }
+        row.putAll(Map.of("shard", 0, "fire_at", 1_000L, "due_at", 1_000L, "budget_base", 0, "max_attempts", 1));
+        row.putAll(Map.of("timeout_ms", 1_000L, "payload", "{}", "created_at", 0L, "updated_at", 0L));
+        row.putAll(Map.of("id", locked.id, "app", locked.app, "service", locked.service, "state", locked.state));
+        row.putAll(Map.of("attempts", locked.attempts, "owner_node", locked.ownerNode, "version", locked.version));
         return proxy(Connection.class, (c, method, args) -> {
             if (method.getDeclaringClass() == Object.class) {
                 return objectMethod(c, method, args);
@@ -936,7 +1021,23 @@ class JobStatementsTest {
             if (!method.getName().equals("prepareStatement")) {
                 return zero(method.getReturnType());
             }
-            boolean lock = String.valueOf(args[0]).endsWith("FOR UPDATE");
+            String sql = String.valueOf(args[0]);
+            if (sql.startsWith("INSERT INTO " + BACKLOG + " (")) {
+                return recordingBacklogInsert(
+                        sql, seen.computeIfAbsent("BacklogRowInsert#state", k -> new TreeSet<>()));
+            }
+            if (!sql.startsWith("SELECT ")) {
+                return proxy(
+                        PreparedStatement.class,
+                        (ps, m, a) -> m.getDeclaringClass() == Object.class
+                                ? objectMethod(ps, m, a)
+                                : zero(m.getReturnType()));
+            }
+            boolean lock = sql.endsWith("FOR UPDATE");
+            List<String> selected = Stream.of(sql.substring("SELECT ".length(), sql.indexOf(" FROM "))
+                            .split(","))
+                    .map(String::trim)
+                    .toList();
             return proxy(PreparedStatement.class, (ps, m, a) -> {
                 if (m.getDeclaringClass() == Object.class) {
                     return objectMethod(ps, m, a);
@@ -945,19 +1046,49 @@ class JobStatementsTest {
                     return zero(m.getReturnType());
                 }
                 boolean[] read = {!lock};
-                return proxy(ResultSet.class, (rs, rm, ra) -> switch (rm.getName()) {
-                    case "next" -> {
-                        boolean row = !read[0];
+                Object[] last = {null};
+                return proxy(ResultSet.class, (rs, rm, ra) -> {
+                    if (rm.getName().equals("next")) {
+                        boolean more = !read[0];
                         read[0] = true;
-                        yield row;
+                        return more;
                     }
-                    case "getLong" -> ((Number) columns[(int) ra[0] - 1]).longValue();
-                    case "getInt" -> ((Number) columns[(int) ra[0] - 1]).intValue();
-                    case "getString" -> (String) columns[(int) ra[0] - 1];
-                    default ->
-                        rm.getDeclaringClass() == Object.class ? objectMethod(rs, rm, ra) : zero(rm.getReturnType());
+                    if (rm.getName().equals("wasNull")) {
+                        return last[0] == null;
+                    }
+                    if (!rm.getName().startsWith("get") || ra == null || !(ra[0] instanceof Integer column)) {
+                        return rm.getDeclaringClass() == Object.class
+                                ? objectMethod(rs, rm, ra)
+                                : zero(rm.getReturnType());
+                    }
+                    last[0] = row.get(selected.get(column - 1));
+                    return switch (rm.getName()) {
+                        case "getLong" -> last[0] == null ? 0L : ((Number) last[0]).longValue();
+                        case "getInt" -> last[0] == null ? 0 : ((Number) last[0]).intValue();
+                        case "getString" -> (String) last[0];
+                        default -> zero(rm.getReturnType());
+                    };
                 });
             });
+        });
+    }
+
+    /** A statement inserting into the backlog that adds to {@code states} each value given for its state column. */
+    private static PreparedStatement recordingBacklogInsert(String sql, Set<String> states) {
+        List<String> columns = Stream.of(
+                        sql.substring(sql.indexOf('(') + 1, sql.indexOf(')')).split(","))
+                .map(String::trim)
+                .toList();
+        int state = columns.indexOf("state");
+        assertThat(state).as("the state column of " + sql).isNotNegative();
+        return proxy(PreparedStatement.class, (ps, m, a) -> {
+            if (m.getDeclaringClass() == Object.class) {
+                return objectMethod(ps, m, a);
+            }
+            if (m.getName().equals("setString") && ((Integer) a[0] - 1) % columns.size() == state) {
+                states.add((String) a[1]);
+            }
+            return zero(m.getReturnType());
         });
     }
 
