@@ -421,6 +421,41 @@ public abstract class StorageContract {
     }
 
     /**
+     * A batch of results the database refuses writes nothing: here the ending job's bizKey is in
+     * the backlog already (what a bizKey race once left), so its move there breaks the backlog's
+     * unique key after its log row was closed in the same transaction. The attempt stays RUNNING
+     * with its log row open, and the quarantine then ends it FAILED with that row's outcome ERROR.
+     */
+    @Test
+    void aResultBatchTheDatabaseRefusesWritesNothingOfIt() throws Exception {
+        String bizKey = "refused-" + System.nanoTime();
+        Job j = job(T0, bizKey, 13);
+        jobs.insertAll(List.of(j));
+        attempts.claim(List.of(j.id()), "n1", T0, T0);
+        try (org.apache.ibatis.session.SqlSession s = db.sessions().openSession(true);
+                java.sql.Statement st = s.getConnection().createStatement()) {
+            st.executeUpdate("INSERT INTO job_delay_task_backlog (id, app, service, biz_key, shard, state, fire_at,"
+                    + " due_at, attempts, budget_base, max_attempts, timeout_ms, payload, version, created_at,"
+                    + " updated_at, ended_at) VALUES (" + (j.id() + 1) + ", '" + app + "', 'svc', '" + bizKey
+                    + "', 13, 'FINISHED', 0, 0, 1, 0, 3, 1000, 'null', 0, 0, 0, 0)");
+        }
+        AttemptResult success = new AttemptResult(
+                j.id(), 1, AttemptOutcome.SUCCESS, "fine", null, T0 + 10, NextStep.finished(), 13, app + "/svc");
+
+        assertThatThrownBy(() -> attempts.record(List.of(success), T0 + 10))
+                .isInstanceOf(dev.hourglass.node.core.port.PoisonResultException.class);
+        assertThat(jobs.find(j.id()).orElseThrow().state()).isEqualTo(JobState.RUNNING);
+        assertThat(jobs.executions(j.id())).singleElement().satisfies(e -> assertThat(e.outcome())
+                .as("its log row, still open")
+                .isNull());
+
+        attempts.quarantine(success, "refused", T0 + 20);
+        assertThat(jobs.find(j.id()).orElseThrow().state()).isEqualTo(JobState.FAILED);
+        assertThat(jobs.executions(j.id())).singleElement().satisfies(e -> assertThat(e.outcome())
+                .isEqualTo(AttemptOutcome.ERROR));
+    }
+
+    /**
      * A success with nothing to record is copied to the backlog without an update first; it must
      * apply exactly as the conditional update did: only to the attempt that is RUNNING now, keeping
      * what the earlier attempts recorded.

@@ -120,80 +120,92 @@ public final class MyBatisAttemptStore implements AttemptStore {
 
     private Set<Long> recordOnce(List<AttemptResult> all, long now) {
         try (SqlSession s = sessions.openSession(ExecutorType.BATCH, false)) {
-            JobMapper m = s.getMapper(JobMapper.class);
-            // the jobs as the conditional updates below will find them: they are locked here, in id
-            // order (results are sorted), so what applies is known before it is batched
-            LiveJobs live = LiveJobs.lockWhole(
-                    s,
-                    all.stream()
-                            .filter(r -> !r.isSentOnly())
-                            .map(AttemptResult::jobId)
-                            .toList());
-            List<AttemptResult> results = applicable(all, live);
-            Set<Long> ending = new HashSet<>();
-            for (AttemptResult r : results) {
-                if (!r.isSentOnly() && live.isRunning(r.jobId(), r.attempt())) {
-                    ending.add(r.jobId());
-                }
+            try {
+                return write(s, all, now);
+            } catch (RuntimeException | Error e) {
+                // the log rows and the backlog rows are written in plain JDBC: without a forced
+                // rollback, the close would commit those written before the failure
+                SqlFailures.rollbackQuietly(s);
+                throw e;
             }
-            List<ExecutionLogClose.Close> closes = new ArrayList<>();
-            Set<Long> closing = new HashSet<>();
-            for (AttemptResult r : results) {
-                if (r.isSentOnly()) {
-                    if (closing.contains(r.jobId())) { // the job's close came first: it is written first
-                        ExecutionLogClose.close(s, closes);
-                        closes.clear();
-                        closing.clear();
-                    }
-                    m.markSent(r.jobId(), r.attempt(), r.firedAt());
-                } else {
-                    closes.add(new ExecutionLogClose.Close(
-                            r.jobId(),
-                            r.attempt(),
-                            r.firedAt(),
-                            r.finishedAt(),
-                            r.outcome().name(),
-                            JobRows.clip(r.message())));
-                    closing.add(r.jobId());
-                }
-            }
-            ExecutionLogClose.close(s, closes);
-            for (AttemptResult r : results) {
-                if (!r.isSentOnly() && !r.next().isFinal()) {
-                    live.moveRunning(r.jobId(), r.attempt(), DELAYED);
-                    m.retryLater(
-                            r.jobId(),
-                            r.attempt(),
-                            r.next().retryAt(),
-                            r.next().extendsBudget() ? 1 : 0,
-                            JobRows.clip(r.message()),
-                            now);
-                }
-            }
-            Map<Long, DeadLetterWriter.Ended> endedHere = new HashMap<>();
-            // the jobs that end here, in id order (as results are)
-            List<BacklogRowInsert.Ending> endings = new ArrayList<>();
-            for (AttemptResult r : results) {
-                if (!r.isSentOnly() && r.next().isFinal() && live.isRunning(r.jobId(), r.attempt())) {
-                    endedHere.put(
-                            r.jobId(),
-                            new DeadLetterWriter.Ended(r.serviceKey(), r.next().state()));
-                    endings.add(new BacklogRowInsert.Ending(
-                            live.lockedRow(r.jobId()), r.next().state().name(), JobRows.clip(r.message())));
-                    live.moveRunning(r.jobId(), r.attempt(), null); // to the backlog: gone
-                }
-            }
-            if (!endings.isEmpty()) {
-                BacklogRowInsert.insert(s, endings, now);
-                m.deleteEnded(IdList.of(endedHere.keySet().stream().sorted().toList()));
-            }
-            live.counts().writeTo(m);
-            List<Job> letters = deadLetters.anyRouted(endedHere) ? deadLetters.write(s, endedHere, now) : List.of();
-            s.flushStatements();
-            s.commit();
-            deadLetters.stored(letters);
-            return ending;
         }
+    }
+
+    /** Writes a batch of results in the session's transaction and commits it; the jobs that ended. */
+    private Set<Long> write(SqlSession s, List<AttemptResult> all, long now) {
+        JobMapper m = s.getMapper(JobMapper.class);
+        // the jobs as the conditional updates below will find them: they are locked here, in id
+        // order (results are sorted), so what applies is known before it is batched
+        LiveJobs live = LiveJobs.lockWhole(
+                s,
+                all.stream()
+                        .filter(r -> !r.isSentOnly())
+                        .map(AttemptResult::jobId)
+                        .toList());
+        List<AttemptResult> results = applicable(all, live);
+        Set<Long> ending = new HashSet<>();
+        for (AttemptResult r : results) {
+            if (!r.isSentOnly() && live.isRunning(r.jobId(), r.attempt())) {
+                ending.add(r.jobId());
+            }
+        }
+        List<ExecutionLogClose.Close> closes = new ArrayList<>();
+        Set<Long> closing = new HashSet<>();
+        for (AttemptResult r : results) {
+            if (r.isSentOnly()) {
+                if (closing.contains(r.jobId())) { // the job's close came first: it is written first
+                    ExecutionLogClose.close(s, closes);
+                    closes.clear();
+                    closing.clear();
+                }
+                m.markSent(r.jobId(), r.attempt(), r.firedAt());
+            } else {
+                closes.add(new ExecutionLogClose.Close(
+                        r.jobId(),
+                        r.attempt(),
+                        r.firedAt(),
+                        r.finishedAt(),
+                        r.outcome().name(),
+                        JobRows.clip(r.message())));
+                closing.add(r.jobId());
+            }
+        }
+        ExecutionLogClose.close(s, closes);
+        for (AttemptResult r : results) {
+            if (!r.isSentOnly() && !r.next().isFinal()) {
+                live.moveRunning(r.jobId(), r.attempt(), DELAYED);
+                m.retryLater(
+                        r.jobId(),
+                        r.attempt(),
+                        r.next().retryAt(),
+                        r.next().extendsBudget() ? 1 : 0,
+                        JobRows.clip(r.message()),
+                        now);
+            }
+        }
+        Map<Long, DeadLetterWriter.Ended> endedHere = new HashMap<>();
+        // the jobs that end here, in id order (as results are)
+        List<BacklogRowInsert.Ending> endings = new ArrayList<>();
+        for (AttemptResult r : results) {
+            if (!r.isSentOnly() && r.next().isFinal() && live.isRunning(r.jobId(), r.attempt())) {
+                endedHere.put(
+                        r.jobId(),
+                        new DeadLetterWriter.Ended(r.serviceKey(), r.next().state()));
+                endings.add(new BacklogRowInsert.Ending(
+                        live.lockedRow(r.jobId()), r.next().state().name(), JobRows.clip(r.message())));
+                live.moveRunning(r.jobId(), r.attempt(), null); // to the backlog: gone
+            }
+        }
+        if (!endings.isEmpty()) {
+            BacklogRowInsert.insert(s, endings, now);
+            m.deleteEnded(IdList.of(endedHere.keySet().stream().sorted().toList()));
+        }
+        live.counts().writeTo(m);
+        List<Job> letters = deadLetters.anyRouted(endedHere) ? deadLetters.write(s, endedHere, now) : List.of();
+        s.flushStatements();
+        s.commit(true); // forced: MyBatis may know of none of the writes (plain JDBC)
+        deadLetters.stored(letters);
+        return ending;
     }
 
     /**

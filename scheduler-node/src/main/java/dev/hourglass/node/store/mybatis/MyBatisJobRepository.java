@@ -96,7 +96,7 @@ public final class MyBatisJobRepository implements JobReads, JobWrites {
             } catch (RuntimeException | Error e) {
                 // forced: the keys were taken in plain JDBC, which MyBatis does not know of, and
                 // its reset of auto-commit at the close would otherwise commit them
-                rollbackQuietly(s);
+                SqlFailures.rollbackQuietly(s);
                 throw e;
             }
             if (!rows.isEmpty()) {
@@ -108,23 +108,23 @@ public final class MyBatisJobRepository implements JobReads, JobWrites {
                 } catch (SQLException e) {
                     // forced: closing rolls back only what MyBatis itself wrote, and the pool's
                     // reset of auto-commit would otherwise commit the JDBC rows
-                    rollbackQuietly(s);
+                    SqlFailures.rollbackQuietly(s);
                     throw UnavailabilityTranslator.translate(e);
                 } catch (RuntimeException | Error e) {
-                    rollbackQuietly(s);
+                    SqlFailures.rollbackQuietly(s);
                     throw e;
                 }
                 try {
                     s.commit(true); // forced: MyBatis does not know of the insert made in JDBC
                 } catch (StoreContendedException e) {
-                    rollbackQuietly(s); // the server answered: rolled back
+                    SqlFailures.rollbackQuietly(s); // the server answered: rolled back
                     throw e;
                 } catch (StoreUnavailableException e) {
                     // the connection went away while the commit was under way: the server may
                     // have committed (only its answer was lost) or rolled back
                     return afterUnknownCommit(rows, answers, e);
                 } catch (RuntimeException | Error e) {
-                    rollbackQuietly(s);
+                    SqlFailures.rollbackQuietly(s);
                     throw e;
                 }
                 return answers;
@@ -207,14 +207,6 @@ public final class MyBatisJobRepository implements JobReads, JobWrites {
             Thread.sleep(ms);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private static void rollbackQuietly(SqlSession s) {
-        try {
-            s.rollback(true);
-        } catch (RuntimeException e) {
-            // the failure being thrown says more; the connection is discarded or reset by the pool
         }
     }
 

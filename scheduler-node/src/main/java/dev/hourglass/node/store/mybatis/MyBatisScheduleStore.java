@@ -144,17 +144,9 @@ public final class MyBatisScheduleStore implements ScheduleStore {
             } catch (RuntimeException | Error e) {
                 // forced: the job rows were inserted in plain JDBC, which MyBatis does not know of,
                 // and the pool's reset of auto-commit would otherwise commit them
-                rollbackQuietly(s);
+                SqlFailures.rollbackQuietly(s);
                 throw e;
             }
-        }
-    }
-
-    private static void rollbackQuietly(SqlSession s) {
-        try {
-            s.rollback(true);
-        } catch (RuntimeException e) {
-            // the failure being thrown says more; the connection is discarded or reset by the pool
         }
     }
 

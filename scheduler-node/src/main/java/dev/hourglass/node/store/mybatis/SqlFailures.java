@@ -4,6 +4,7 @@ import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
+import org.apache.ibatis.session.SqlSession;
 
 /**
  * What a failed statement says, read through MyBatis' wrapping on every supported driver, and the
@@ -83,5 +84,20 @@ public final class SqlFailures {
             }
         }
         return null;
+    }
+
+    /**
+     * Rolls the session's transaction back whatever MyBatis knows of it. Forced: MyBatis rolls back
+     * at the close only what it wrote itself, and a statement run in plain JDBC on the session's
+     * connection (the hot inserts and updates) it does not know of; its reset of auto-commit at the
+     * close would commit those. A failure here is dropped: the one being thrown says more, and the
+     * pool discards or resets the connection.
+     */
+    static void rollbackQuietly(SqlSession s) {
+        try {
+            s.rollback(true);
+        } catch (RuntimeException e) {
+            // see above
+        }
     }
 }
