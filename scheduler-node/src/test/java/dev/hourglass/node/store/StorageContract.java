@@ -300,10 +300,11 @@ public abstract class StorageContract {
     }
 
     /**
-     * One batch of results for jobs that end each its own way: the ends are written a statement per
-     * kind of end and the log rows in one statement, each row's values chosen by its job. Each job
-     * must get exactly its own outcome, message, times and final state; a stale result in the same
-     * batch changes nothing, and a send mark for another job in the batch still applies.
+     * One batch of results for jobs that end each its own way: the ends are written in one statement
+     * (each row with its own final state and message) and the log rows in one statement, each
+     * row's values chosen by its job. Each job must get exactly its own outcome, message, times and
+     * final state; a stale result in the same batch changes nothing, and a send mark for another
+     * job in the batch still applies.
      */
     @Test
     void aBatchOfResultsWritesEachJobsOwnOutcome() {
@@ -418,6 +419,37 @@ public abstract class StorageContract {
             assertThat(e.outcome()).isNull();
             assertThat(e.firedAt()).isEqualTo(T0 + 15);
         });
+    }
+
+    /**
+     * A batch of results ending jobs whose payloads together are over MariaDB 10.x's default packet
+     * (16 MiB, which the test server runs with): 300 jobs of 60,000 characters. The backlog insert carries the payloads, so it is split
+     * by size, and every job ends with its payload whole.
+     */
+    @Test
+    void aBatchOfResultsEndingJobsWithLargePayloadsIsWrittenInStatementsTheDatabaseTakes() {
+        String payload = "\"" + "x".repeat(60_000) + "\"";
+        List<Job> big = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            big.add(job(T0, null, 14).toBuilder().payload(payload).build());
+        }
+        for (int from = 0; from < big.size(); from += 50) {
+            jobs.insertAll(big.subList(from, from + 50));
+        }
+        List<Long> ids = big.stream().map(Job::id).sorted().toList();
+        assertThat(attempts.claim(ids, "n1", T0, T0).claimed()).hasSize(300);
+        List<AttemptResult> results = new ArrayList<>();
+        for (long id : ids) {
+            results.add(new AttemptResult(
+                    id, 1, AttemptOutcome.SUCCESS, null, null, T0 + 10, NextStep.finished(), 14, app + "/svc"));
+        }
+
+        assertThat(attempts.record(results, T0 + 10)).hasSize(300);
+        for (long id : ids) {
+            Job ended = jobs.find(id).orElseThrow();
+            assertThat(ended.state()).isEqualTo(JobState.FINISHED);
+            assertThat(ended.payload()).isEqualTo(payload);
+        }
     }
 
     /**

@@ -36,6 +36,9 @@ public final class EmbeddedMariaDb {
             config.addArg("--bind-address=127.0.0.1");
             config.addArg("--innodb-flush-log-at-trx-commit=2");
             config.addArg("--max-connections=500");
+            // the smaller default of MariaDB 10.x (11.4's and MySQL 8's is 64 MiB), which servers
+            // still run with: a statement the node builds must fit in it (BacklogRowInsert)
+            config.addArg("--max-allowed-packet=16M");
             db = installedOneAtATime(config);
             db.start();
             port = db.getConfiguration().getPort();

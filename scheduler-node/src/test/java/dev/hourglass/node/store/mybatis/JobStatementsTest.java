@@ -284,6 +284,34 @@ class JobStatementsTest {
                 .noneSatisfy(p -> assertThat(p).startsWith("Sneaky.fine"));
     }
 
+    /**
+     * The source state JAVA_STATE_CHANGES declares for the backlog insert is its caller's to keep:
+     * a result writes the job to the backlog only when the job is locked RUNNING with the result's
+     * attempt. Run on the recording store, the insert is seen for that job and for no other.
+     */
+    @Test
+    void theBacklogInsertIsMadeOnlyForAJobLockedRunningWithTheResultsAttempt() {
+        record Case(String lockedState, int attempt, boolean written) {}
+        for (Case c : List.of(
+                new Case("RUNNING", 1, true),
+                new Case("RUNNING", 2, false),
+                new Case("DELAYED", 1, false),
+                new Case("FAILED", 1, false))) {
+            Map<String, Set<String>> seen = new TreeMap<>();
+            MyBatisAttemptStore store =
+                    new MyBatisAttemptStore(sessions(seen, c.lockedState()), "n1", new SqlFailures());
+            store.record(
+                    List.of(new AttemptResult(
+                            7, c.attempt(), AttemptOutcome.SUCCESS, "m", null, 1_000L, NextStep.finished(), 0, "a/s")),
+                    1_000);
+            assertThat(seen.getOrDefault("BacklogRowInsert#state", Set.of()))
+                    .as(
+                            "backlog rows written for a job locked %s, a result of attempt %d",
+                            c.lockedState(), c.attempt())
+                    .isEqualTo(c.written() ? Set.of("FINISHED") : Set.of());
+        }
+    }
+
     /** The check of SQL built in Java fails too, naming the file. */
     @Test
     void javaSqlWhoseCallersWriteALiveStateOrNoneOrAChangeTheTableDoesNotAllowFails() {
