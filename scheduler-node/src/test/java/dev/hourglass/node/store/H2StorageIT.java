@@ -18,6 +18,11 @@ class H2StorageIT extends StorageContract {
     }
 
     @Override
+    protected boolean limitsStatementSize() {
+        return false;
+    }
+
+    @Override
     protected boolean testsConcurrency() {
         return false;
     }
