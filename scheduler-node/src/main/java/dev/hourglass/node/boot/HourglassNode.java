@@ -279,6 +279,8 @@ public final class HourglassNode implements AutoCloseable {
                     jobIds,
                     config.limits.settings(),
                     config.submits.settings(),
+                    config.results.settings(),
+                    config.results.aloneFrom,
                     holders,
                     clock);
             this.jobManager = jobs;
@@ -671,7 +673,7 @@ public final class HourglassNode implements AutoCloseable {
         stop.step("alerts", 1_000, alerts::close);
         stop.step("waiting pull consumers", 1_000, this::closePull); // answered before the server goes
         stop.step("HTTP server", 1_000, http::close);
-        stop.step("submits being stored", 1_000, jobManager::close); // Dubbo's later ones: alone
+        stop.step("submits and results being stored", 1_000, jobManager::close); // Dubbo's later ones: alone
         // shards first: what this node claimed and has not sent is given back, and the master hands
         // the shards on at once. Membership last: while this node is a member, the new owners leave
         // its attempts under way to its results, which it writes before it leaves
@@ -705,7 +707,7 @@ public final class HourglassNode implements AutoCloseable {
         stop.step("leaving the cluster", 1_000, coordinator::close);
         stop.step("waiting pull consumers", 1_000, this::closePull);
         stop.step("HTTP server", 1_000, http::close);
-        stop.step("submits being stored", 1_000, jobManager::close);
+        stop.step("submits and results being stored", 1_000, jobManager::close);
         stop.step("dispatchers", 1_000, dispatch::close);
         stop.step("Dubbo", 1_000, this::closeDubbo);
         stop.step("embedded ZooKeeper", 1_000, this::closeEmbeddedZooKeeper);

@@ -35,6 +35,7 @@ public class NodeConfig {
     public Engine engine = new Engine();
     public Limits limits = new Limits();
     public Submits submits = new Submits();
+    public Results results = new Results();
     public Cluster cluster = new Cluster();
     public Dubbo dubbo = new Dubbo();
     public Auth auth = new Auth();
@@ -92,6 +93,32 @@ public class NodeConfig {
         public int maxGroup = 256;
 
         /** The submit group commit's settings. */
+        public GroupCommit.Settings settings() {
+            return new GroupCommit.Settings(writers, maxGroup);
+        }
+    }
+
+    /**
+     * Group commit of consumers' results (HTTP and Dubbo; pull consumers' acknowledgements and
+     * CONSUMER services' reported results): concurrent results are written together, one
+     * transaction per group (docs/design.md).
+     */
+    public static class Results {
+        /**
+         * Threads writing groups: each holds a connection of {@code database.poolSize} while it
+         * writes, so keep it below the pool size (other API requests wait otherwise).
+         */
+        public int writers = 2;
+        /** Most results in one group's transaction. */
+        public int maxGroup = 250;
+        /**
+         * A request with this many results or more is written alone on its own thread, as before
+         * group commit: its results already share one commit, and grouping such batches cost the
+         * concurrency of the requests' own transactions (docs/performance.md).
+         */
+        public int aloneFrom = 10;
+
+        /** The result group commit's settings. */
         public GroupCommit.Settings settings() {
             return new GroupCommit.Settings(writers, maxGroup);
         }
@@ -382,6 +409,9 @@ public class NodeConfig {
         // wait for a connection while groups are written (the smallest pool, 2, still works)
         check(errors, submits.writers >= 1 && submits.writers <= 64, "submits.writers must be in 1..64");
         check(errors, submits.maxGroup >= 1 && submits.maxGroup <= 5_000, "submits.maxGroup must be in 1..5000");
+        check(errors, results.writers >= 1 && results.writers <= 64, "results.writers must be in 1..64");
+        check(errors, results.maxGroup >= 1 && results.maxGroup <= 5_000, "results.maxGroup must be in 1..5000");
+        check(errors, results.aloneFrom >= 1, "results.aloneFrom must be 1 or more");
         check(errors, limits.maxPayloadBytes >= 16, "limits.maxPayloadBytes must be at least 16");
         check(
                 errors,

@@ -64,7 +64,11 @@ public final class JobManager {
     private final Limits limits;
     private final JobInputs inputs;
     private final Clock clock;
-    private final GroupCommit submits;
+    private final GroupCommit<Job, JobWrites.Inserted> submits;
+    private final GroupCommit<List<AttemptResult>, Set<Long>> resultWrites;
+    /** Batches of results this large or larger are written alone (see {@link #recordResults}). */
+    private final int resultsAloneFrom;
+
     private final AttemptHolders holders;
 
     public JobManager(
@@ -78,6 +82,8 @@ public final class JobManager {
             JobIdGenerator ids,
             Limits limits,
             GroupCommit.Settings groupCommit,
+            GroupCommit.Settings resultGroups,
+            int resultsAloneFrom,
             AttemptHolders holders,
             Clock clock) {
         this.holders = holders;
@@ -92,17 +98,23 @@ public final class JobManager {
         this.limits = limits;
         this.inputs = new JobInputs(limits);
         this.clock = clock;
-        this.submits = new GroupCommit(batch -> inserts.insertAll(batch, this::withFreshId), groupCommit);
+        this.submits = GroupCommit.ofSubmits(batch -> inserts.insertAll(batch, this::withFreshId), groupCommit);
+        this.resultsAloneFrom = resultsAloneFrom;
+        this.resultWrites = GroupCommit.ofResults(
+                this::recordTogether,
+                batch -> batch.stream().map(AttemptResult::jobId).toList(),
+                resultGroups);
     }
 
-    /** Starts the submit writers: single submits are stored in groups from now on. */
+    /** Starts the group writers: single submits and consumers' results are written in groups from now on. */
     public void start() {
         submits.start();
+        resultWrites.start();
     }
 
-    /** Stores the single submits queued now, then writes the ones that come later alone. */
+    /** Writes the single submits and results queued now, then writes the ones that come later alone. */
     public void close() {
-        submits.close(800); // within the 1 s its step of a node's stop gets
+        GroupCommit.closeAll(800, List.of(resultWrites, submits)); // within the 1 s of its stop step
     }
 
     public Limits limits() {
@@ -238,7 +250,7 @@ public final class JobManager {
     public JobWrites.Inserted store(Job job) {
         JobWrites.Inserted inserted;
         try {
-            inserted = submits.insert(job); // with the other submits of the moment
+            inserted = submits.write(job); // with the other submits of the moment
         } catch (StoreOutcomeUnknownException e) {
             throw outcomeUnknown(e);
         }
@@ -454,10 +466,40 @@ public final class JobManager {
         checkReport(report); // bad input is refused whatever the job
         Job job = get(caller, id);
         AttemptResult result = reported(job, report, clock.millis());
-        if (!engine.recordReported(List.of(result)).contains(id)) {
+        if (!recordResults(List.of(result)).contains(id)) {
             throw notCurrent(id, report.getAttempt(), get(caller, id));
         }
         return get(caller, id);
+    }
+
+    /**
+     * Writes a caller's results: a small batch (a consumer acknowledging job by job) with the other
+     * small ones of the moment, in one transaction; a larger one alone on this thread, side by side
+     * with the others (docs/design.md, "Group commit of results"). The jobs it ended.
+     */
+    private Set<Long> recordResults(List<AttemptResult> batch) {
+        return batch.size() >= resultsAloneFrom ? engine.recordReported(batch) : resultWrites.write(batch);
+    }
+
+    /**
+     * Batches of results of different callers in one transaction (no two name the same job): the
+     * jobs each batch ended.
+     */
+    private List<Set<Long>> recordTogether(List<List<AttemptResult>> batches) {
+        List<AttemptResult> all = new ArrayList<>();
+        batches.forEach(all::addAll);
+        Set<Long> ended = engine.recordReported(all);
+        List<Set<Long>> answers = new ArrayList<>(batches.size());
+        for (List<AttemptResult> batch : batches) {
+            Set<Long> own = new HashSet<>();
+            batch.forEach(r -> {
+                if (ended.contains(r.jobId())) {
+                    own.add(r.jobId());
+                }
+            });
+            answers.add(own);
+        }
+        return answers;
     }
 
     /** One answer of a batch of results: the job's state after its result, or why it was refused. */
@@ -507,8 +549,8 @@ public final class JobManager {
                 errors.add(e);
             }
         }
-        Set<Long> ended =
-                engine.recordReported(results.stream().filter(Objects::nonNull).toList());
+        List<AttemptResult> written = results.stream().filter(Objects::nonNull).toList();
+        Set<Long> ended = written.isEmpty() ? Set.of() : recordResults(written);
         List<ResultOutcome> answers = new ArrayList<>(reports.size());
         for (int i = 0; i < reports.size(); i++) {
             ResultReport report = reports.get(i);

@@ -51,7 +51,7 @@ class GroupCommitIT {
     String url;
     Database db;
     MyBatisJobRepository jobs;
-    GroupCommit groups;
+    GroupCommit<Job, Inserted> groups;
     final AtomicInteger transactions = new AtomicInteger();
     final CountDownLatch firstEntered = new CountDownLatch(1);
     final CountDownLatch releaseFirst = new CountDownLatch(1);
@@ -67,7 +67,7 @@ class GroupCommitIT {
     private void writeTo(Database database) {
         db = database;
         jobs = new MyBatisJobRepository(db.sessions(), new SqlFailures());
-        groups = new GroupCommit(
+        groups = GroupCommit.ofSubmits(
                         batch -> {
                             if (transactions.incrementAndGet() == 1) {
                                 firstEntered.countDown();
@@ -117,7 +117,7 @@ class GroupCommitIT {
     }
 
     private CompletableFuture<Inserted> submit(Job job) {
-        return CompletableFuture.supplyAsync(() -> groups.insert(job), callers);
+        return CompletableFuture.supplyAsync(() -> groups.write(job), callers);
     }
 
     /** A first submit's commit under way, {@code queued} behind it; then the writer goes on. */

@@ -37,7 +37,7 @@ class GroupCommitTest {
     final CountDownLatch firstEntered = new CountDownLatch(1);
     final CountDownLatch releaseFirst = new CountDownLatch(1);
     final ExecutorService callers = Executors.newCachedThreadPool();
-    GroupCommit groups;
+    GroupCommit<Job, Inserted> groups;
 
     @AfterEach
     void stop() {
@@ -100,7 +100,7 @@ class GroupCommitTest {
 
     private CompletableFuture<Inserted> submit(long id) {
         // jobs from 100 on have a bizKey (a group that times out on a lock is retried by key)
-        return CompletableFuture.supplyAsync(() -> groups.insert(job(id, id >= 100 ? "key-" + id : null)), callers);
+        return CompletableFuture.supplyAsync(() -> groups.write(job(id, id >= 100 ? "key-" + id : null)), callers);
     }
 
     /** One caller's commit under way, then {@code ids} queued behind it. */
@@ -118,7 +118,8 @@ class GroupCommitTest {
 
     @Test
     void submitsQueuedDuringACommitAreStoredInOneTransactionAndEachCallerGetsItsOwnJob() throws Exception {
-        groups = new GroupCommit(store(batch -> null), new GroupCommit.Settings(1, 256)).start();
+        groups = GroupCommit.ofSubmits(store(batch -> null), new GroupCommit.Settings(1, 256))
+                .start();
         long[] ids = new long[15];
         for (int i = 0; i < ids.length; i++) {
             ids[i] = 100 + i;
@@ -134,7 +135,8 @@ class GroupCommitTest {
 
     @Test
     void aGroupIsAtMostMaxGroupJobs() throws Exception {
-        groups = new GroupCommit(store(batch -> null), new GroupCommit.Settings(1, 4)).start();
+        groups = GroupCommit.ofSubmits(store(batch -> null), new GroupCommit.Settings(1, 4))
+                .start();
         List<CompletableFuture<Inserted>> answers = queuedBehindAFirstCommit(2, 3, 4, 5, 6, 7, 8, 9, 10);
         for (CompletableFuture<Inserted> a : answers) {
             a.get(5, TimeUnit.SECONDS);
@@ -145,7 +147,7 @@ class GroupCommitTest {
 
     @Test
     void aFailedCommitFailsExactlyTheCallersInIt() throws Exception {
-        groups = new GroupCommit(
+        groups = GroupCommit.ofSubmits(
                         store(batch -> batch.stream().anyMatch(j -> j.id() >= 10 && j.id() < 20)
                                 ? new StoreUnavailableException("connection lost", null)
                                 : null),
@@ -168,7 +170,7 @@ class GroupCommitTest {
 
     @Test
     void aJobTheStoreRefusesFailsOnlyItsOwnCaller() throws Exception {
-        groups = new GroupCommit(
+        groups = GroupCommit.ofSubmits(
                         store(batch -> batch.stream().anyMatch(j -> j.id() == 12)
                                 ? new IllegalArgumentException("row of job 12 refused")
                                 : null),
@@ -195,7 +197,7 @@ class GroupCommitTest {
     void aJobThatTimesOutOnALockFailsOnlyItsOwnCaller() throws Exception {
         // job 102's bizKey is held by another node's open transaction: every write with it waits
         // out the statement timeout; the database itself is up. Job 10 has no bizKey.
-        groups = new GroupCommit(
+        groups = GroupCommit.ofSubmits(
                         store(batch -> batch.stream().anyMatch(j -> j.id() == 102) ? lockTimeout() : null),
                         new GroupCommit.Settings(1, 256))
                 .start();
@@ -216,7 +218,7 @@ class GroupCommitTest {
 
     @Test
     void whenTheJobsWithoutABizKeyTimeOutTooTheServerIsStalledAndTheGroupFails() throws Exception {
-        groups = new GroupCommit(
+        groups = GroupCommit.ofSubmits(
                         store(batch -> batch.stream().anyMatch(j -> j.id() != 1) ? lockTimeout() : null),
                         new GroupCommit.Settings(1, 256))
                 .start();
@@ -232,7 +234,7 @@ class GroupCommitTest {
 
     @Test
     void theSingleWritesAfterALockTimeoutStopWhenTheirTimeIsSpent() throws Exception {
-        groups = new GroupCommit(
+        groups = GroupCommit.ofSubmits(
                         store(batch -> batch.stream().anyMatch(j -> j.id() != 1) ? lockTimeout() : null),
                         new GroupCommit.Settings(1, 256),
                         0)
@@ -250,7 +252,7 @@ class GroupCommitTest {
     @Test
     void writingOneByOneStopsAtADatabaseThatTurnsOutUnreachable() throws Exception {
         java.util.concurrent.atomic.AtomicInteger singles = new java.util.concurrent.atomic.AtomicInteger();
-        groups = new GroupCommit(
+        groups = GroupCommit.ofSubmits(
                         store(batch -> batch.size() > 1 && batch.get(0).id() != 1
                                 ? lockTimeout()
                                 : batch.get(0).id() != 1 && singles.incrementAndGet() == 2
@@ -280,7 +282,8 @@ class GroupCommitTest {
 
     @Test
     void closeStoresWhatIsQueuedAndLaterSubmitsAreStoredAlone() throws Exception {
-        groups = new GroupCommit(store(batch -> null), new GroupCommit.Settings(2, 256)).start();
+        groups = GroupCommit.ofSubmits(store(batch -> null), new GroupCommit.Settings(2, 256))
+                .start();
         List<CompletableFuture<Inserted>> answers = new ArrayList<>();
         CompletableFuture<Inserted> first = submit(1);
         assertThat(firstEntered.await(5, TimeUnit.SECONDS)).isTrue();
@@ -294,7 +297,7 @@ class GroupCommitTest {
         for (CompletableFuture<Inserted> a : answers) {
             a.get(5, TimeUnit.SECONDS);
         }
-        assertThat(groups.insert(job(6)).job().id()).isEqualTo(6);
+        assertThat(groups.write(job(6)).job().id()).isEqualTo(6);
         assertThat(committed).containsExactlyInAnyOrder(1L, 2L, 3L, 4L, 5L, 6L);
     }
 }
