@@ -72,7 +72,8 @@ public final class StandaloneH2 {
         return database;
     }
 
-    static String url(Path base) {
+    /** The JDBC URL of the standalone database whose files start with {@code base} (tests use it too). */
+    public static String url(Path base) {
         return "jdbc:h2:file:" + base + ";MODE=MySQL;DATABASE_TO_LOWER=TRUE;CASE_INSENSITIVE_IDENTIFIERS=TRUE"
                 + ";DEFAULT_NULL_ORDERING=HIGH;WRITE_DELAY=0;RETENTION_TIME=" + RETENTION.toMillis()
                 + ";DB_CLOSE_ON_EXIT=FALSE";
