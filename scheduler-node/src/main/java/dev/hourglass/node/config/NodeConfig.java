@@ -411,7 +411,10 @@ public class NodeConfig {
         check(errors, submits.maxGroup >= 1 && submits.maxGroup <= 5_000, "submits.maxGroup must be in 1..5000");
         check(errors, results.writers >= 1 && results.writers <= 64, "results.writers must be in 1..64");
         check(errors, results.maxGroup >= 1 && results.maxGroup <= 5_000, "results.maxGroup must be in 1..5000");
-        check(errors, results.aloneFrom >= 1, "results.aloneFrom must be 1 or more");
+        check(
+                errors,
+                results.aloneFrom >= 1 && results.aloneFrom <= results.maxGroup,
+                "results.aloneFrom must be in 1..results.maxGroup (a larger batch is written alone)");
         check(errors, limits.maxPayloadBytes >= 16, "limits.maxPayloadBytes must be at least 16");
         check(
                 errors,

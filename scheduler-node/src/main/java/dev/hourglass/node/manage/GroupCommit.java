@@ -43,8 +43,8 @@ import org.slf4j.LoggerFactory;
  *   <li>A caller is answered only after the commit that wrote its item (a submit: or after the
  *       commit that found its bizKey taken: it gets that job, {@code created == false}; two callers
  *       with one bizKey in one group are answered as if they came one after the other).
- *   <li>A group whose transaction fails wrote nothing (it is rolled back as a whole). When the
- *       database is unavailable, every caller of the group gets that error; a failure that may be
+ *   <li>A group whose transaction fails before its commit wrote nothing (it is rolled back as a
+ *       whole). When the database is unavailable, every caller of the group gets that error; a failure that may be
  *       one item's fault ({@link Grouping#itemAtFault}: a submit's row refused, a result batch the
  *       database refuses) is retried item by item, so that only the callers whose own item fails
  *       get an error; any other failure reaches every caller of the group.
@@ -53,8 +53,8 @@ import org.slf4j.LoggerFactory;
  *       Grouping#mayContend} false: submits without a bizKey) together, so that if they time out
  *       too the server itself is stalled and the whole group fails; then each other item alone (a
  *       submit with a bizKey for at most {@link #CONTENDED_BUDGET_MS}, so a stalled server cannot
- *       hold a writer for a statement timeout per job; a result batch without a budget: sent alone,
- *       it would have waited as long).
+ *       hold a writer for a statement timeout per job; result batches until a second one times out,
+ *       as one held row accounts for one, then the rest fail at once).
  *   <li>Retrying item by item stops at a database that turns out unreachable: the rest of the group
  *       gets that error at once.
  *   <li>A group of submits whose commit lost its connection was read back by the store: stored, every caller
@@ -78,6 +78,8 @@ public final class GroupCommit<T, R> implements AutoCloseable {
     static final long CONTENDED_BUDGET_MS = 30_000;
 
     private final long contendedBudgetMs;
+    /** Single writes after a contended group that may time out before the rest fail at once. */
+    private final int contendedSinglesAllowed;
 
     /**
      * @param writers threads writing groups; more than one lets a group be built and sent while
@@ -139,7 +141,8 @@ public final class GroupCommit<T, R> implements AutoCloseable {
                 store,
                 new Grouping<>(job -> 1, job -> List.of(), job -> job.bizKey() != null, failure -> true),
                 settings,
-                contendedBudgetMs);
+                contendedBudgetMs,
+                Integer.MAX_VALUE);
     }
 
     /**
@@ -164,7 +167,8 @@ public final class GroupCommit<T, R> implements AutoCloseable {
                         batch -> true,
                         failure -> failure instanceof PoisonResultException),
                 settings,
-                Long.MAX_VALUE);
+                Long.MAX_VALUE,
+                2);
     }
 
     GroupCommit(
@@ -172,8 +176,10 @@ public final class GroupCommit<T, R> implements AutoCloseable {
             Function<List<T>, List<R>> store,
             Grouping<T> grouping,
             Settings settings,
-            long contendedBudgetMs) {
+            long contendedBudgetMs,
+            int contendedSinglesAllowed) {
         this.what = what;
+        this.contendedSinglesAllowed = contendedSinglesAllowed;
         this.lifecycle = new Lifecycle(what + " group commit");
         this.contendedBudgetMs = contendedBudgetMs;
         this.store = store;
@@ -255,6 +261,8 @@ public final class GroupCommit<T, R> implements AutoCloseable {
             } catch (RuntimeException | Error e) {
                 // never leave a caller waiting for ever, whatever broke
                 group.forEach(p -> p.answer().completeExceptionally(e));
+                carried.forEach(p -> p.answer().completeExceptionally(e));
+                carried.clear();
                 LOG.error("a {} group failed unexpectedly", what, e);
             } finally {
                 group.clear();
@@ -269,7 +277,18 @@ public final class GroupCommit<T, R> implements AutoCloseable {
     private void fill(List<Pending<T, R>> group, List<Pending<T, R>> carried) {
         List<Pending<T, R>> candidates = new ArrayList<>(carried);
         carried.clear();
-        Set<Object> keys = new HashSet<>();
+        int next = 0;
+        try {
+            next = take(group, carried, candidates, new HashSet<>());
+        } finally {
+            // whatever happened, no candidate is dropped unanswered
+            carried.addAll(candidates.subList(next, candidates.size()));
+        }
+    }
+
+    /** Fills {@code group} from {@code candidates}, then the queue; how many candidates it looked at. */
+    private int take(
+            List<Pending<T, R>> group, List<Pending<T, R>> carried, List<Pending<T, R>> candidates, Set<Object> keys) {
         int weight = 0;
         int next = 0;
         while (weight < maxGroup) {
@@ -288,7 +307,7 @@ public final class GroupCommit<T, R> implements AutoCloseable {
             keys.addAll(own);
             weight += w;
         }
-        carried.addAll(candidates.subList(next, candidates.size()));
+        return next;
     }
 
     private void write(List<Pending<T, R>> group) {
@@ -352,18 +371,22 @@ public final class GroupCommit<T, R> implements AutoCloseable {
     }
 
     /**
-     * Each alone; once the database turns out unreachable, or {@code budgetMs} is spent when a write
-     * is contended, the rest fail at once with that error.
+     * Each alone; once the database turns out unreachable, or {@code budgetMs} is spent or {@code
+     * contendedSinglesAllowed} writes have timed out when a write is contended, the rest fail at
+     * once with that error.
      */
     private void writeOneByOne(List<Pending<T, R>> jobs, long budgetMs) {
         long started = System.nanoTime();
+        int contended = 0;
         for (int i = 0; i < jobs.size(); i++) {
             Pending<T, R> p = jobs.get(i);
             try {
                 p.answer().complete(store.apply(List.of(p.item())).get(0));
             } catch (StoreContendedException e) {
                 p.answer().completeExceptionally(e);
-                if (TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) >= budgetMs) {
+                contended++;
+                if (TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) >= budgetMs
+                        || contended >= contendedSinglesAllowed) {
                     jobs.subList(i + 1, jobs.size())
                             .forEach(rest -> rest.answer().completeExceptionally(e));
                     return;

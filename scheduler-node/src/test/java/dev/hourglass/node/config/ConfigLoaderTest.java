@@ -47,7 +47,8 @@ class ConfigLoaderTest {
                 file,
                 "engine:\n  claimBatch: 0\ncluster:\n  shards: 0\n"
                         + "kafka:\n  sendQueueRecords: 0\n  sendQueueBytes: 1000\n  deliveryTimeoutMs: 10\n"
-                        + "submits:\n  writers: 0\n  maxGroup: 0\n");
+                        + "submits:\n  writers: 0\n  maxGroup: 0\n"
+                        + "results:\n  writers: 0\n  maxGroup: 100\n  aloneFrom: 101\n");
         assertThatThrownBy(() -> ConfigLoader.load(file, Map.of()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("engine.claimBatch")
@@ -56,7 +57,9 @@ class ConfigLoaderTest {
                 .hasMessageContaining("kafka.sendQueueBytes")
                 .hasMessageContaining("kafka.deliveryTimeoutMs")
                 .hasMessageContaining("submits.writers")
-                .hasMessageContaining("submits.maxGroup");
+                .hasMessageContaining("submits.maxGroup")
+                .hasMessageContaining("results.writers")
+                .hasMessageContaining("results.aloneFrom");
         assertThatThrownBy(() -> ConfigLoader.load(null, Map.of("HOURGLASS_HTTP_PORT", "eighty")))
                 .hasMessageContaining("HOURGLASS_HTTP_PORT");
         Path farAhead = dir.resolve("far-ahead.yaml");

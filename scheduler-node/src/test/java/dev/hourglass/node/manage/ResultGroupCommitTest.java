@@ -49,7 +49,7 @@ class ResultGroupCommitTest {
     /**
      * Holds its first transaction until released. A transaction naming job 13 is refused as poison;
      * one naming job 15 fails after its commit (the engine's work on what was written); one naming
-     * job 17 times out on that job's row lock.
+     * job 17 or 21 times out on that job's row lock.
      */
     private List<Set<Long>> store(List<List<Long>> batches) {
         List<Long> all = new ArrayList<>();
@@ -66,8 +66,8 @@ class ResultGroupCommitTest {
         if (all.contains(13L)) {
             throw new PoisonResultException("results refused by the database: job 13", null);
         }
-        if (all.contains(17L)) {
-            throw new StoreContendedException("lock wait on job 17: statement timed out", null);
+        if (all.contains(17L) || all.contains(21L)) {
+            throw new StoreContendedException("lock wait: statement timed out", null);
         }
         Set<Long> endedNow = new HashSet<>();
         for (Long id : all) {
@@ -207,5 +207,18 @@ class ResultGroupCommitTest {
         assertThat(transactions)
                 .containsExactly(
                         List.of(1L), List.of(17L, 18L, 19L, 20L), List.of(17L), List.of(18L), List.of(19L, 20L));
+    }
+
+    @Test
+    void aSecondBatchTimingOutAloneFailsTheRestAtOnce() throws Exception {
+        start(1_000);
+        List<CompletableFuture<Set<Long>>> answers = queuedBehindAFirstCommit(jobs(17), jobs(21), jobs(22));
+        for (int i = 1; i < answers.size(); i++) {
+            CompletableFuture<Set<Long>> answer = answers.get(i);
+            assertThatThrownBy(() -> answer.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(StoreContendedException.class);
+        }
+        assertThat(transactions)
+                .as("two rows held: the server is not letting batches through, the third is not tried")
+                .containsExactly(List.of(1L), List.of(17L, 21L, 22L), List.of(17L), List.of(21L));
     }
 }

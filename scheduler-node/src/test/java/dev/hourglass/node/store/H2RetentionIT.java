@@ -1,5 +1,6 @@
 package dev.hourglass.node.store;
 
+import dev.hourglass.node.store.h2.StandaloneH2;
 import dev.hourglass.node.store.mybatis.Database;
 import dev.hourglass.node.testing.RunsAlongside;
 import dev.hourglass.node.testing.TestNodes;
@@ -9,8 +10,7 @@ import dev.hourglass.node.testing.TestNodes;
 class H2RetentionIT extends RetentionContract {
     @Override
     protected Database open() {
-        String url = "jdbc:h2:file:" + TestNodes.tempDir().resolve("retention")
-                + ";MODE=MySQL;DATABASE_TO_LOWER=TRUE;CASE_INSENSITIVE_IDENTIFIERS=TRUE;DEFAULT_NULL_ORDERING=HIGH";
+        String url = StandaloneH2.url(TestNodes.tempDir().resolve("retention"));
         return new Database(url, "sa", "", 4);
     }
 }

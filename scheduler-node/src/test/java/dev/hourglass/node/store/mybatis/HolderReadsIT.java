@@ -28,11 +28,7 @@ class HolderReadsIT {
     @BeforeAll
     void open() {
         db = new Database(
-                "jdbc:h2:file:" + TestNodes.tempDir().resolve("holders")
-                        + ";MODE=MySQL;DATABASE_TO_LOWER=TRUE;CASE_INSENSITIVE_IDENTIFIERS=TRUE;DEFAULT_NULL_ORDERING=HIGH",
-                "sa",
-                "",
-                4);
+                dev.hourglass.node.store.h2.StandaloneH2.url(TestNodes.tempDir().resolve("holders")), "sa", "", 4);
     }
 
     @AfterAll
