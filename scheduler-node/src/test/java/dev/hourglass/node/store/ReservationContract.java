@@ -477,4 +477,131 @@ public abstract class ReservationContract {
             consumers.shutdownNow();
         }
     }
+
+    /**
+     * Two reserves through two nodes wait for the service's row while another transaction changes
+     * it (maxInFlight lowered, a pause, a rate limit set): what they take is what the row says
+     * when each gets it, together, and what they do not take stays ready as it was, with no log
+     * row. The limits are read under the row's lock, not before it.
+     */
+    @Test
+    void reservesWaitingForTheServicesRowTakeNoMoreThanTheMaxInFlightItSaysWhenTheyGetIt() throws Exception {
+        List<List<HeldJob>> got = afterTheRowIsHeldBy("UPDATE job_callback_service SET max_in_flight = 2", "lowered");
+        assertThat(got.get(0).size() + got.get(1).size())
+                .as("taken by the two reserves together: maxInFlight 2, as the row said when they got it")
+                .isEqualTo(2);
+    }
+
+    @Test
+    void reservesWaitingForTheServicesRowStartNothingWhenItWasPausedMeanwhile() throws Exception {
+        List<List<HeldJob>> got =
+                afterTheRowIsHeldBy("UPDATE job_callback_service SET paused_at = " + T0, "pausedMeanwhile");
+        assertThat(got)
+                .as("a pause found when they get the row: nothing starts")
+                .allSatisfy(g -> assertThat(g).isEmpty());
+    }
+
+    @Test
+    void reservesWaitingForTheServicesRowTakeNoMoreThanTheRateBucketItHoldsThen() throws Exception {
+        List<List<HeldJob>> got = afterTheRowIsHeldBy(
+                "UPDATE job_callback_service SET rate_per_second = 1, rate_burst = 3, rate_tokens = NULL, rate_at = NULL",
+                "limitedMeanwhile");
+        assertThat(got.get(0).size() + got.get(1).size())
+                .as("a burst of 3 at one moment, shared by the two")
+                .isEqualTo(3);
+    }
+
+    /**
+     * Six ready jobs of a new service; a transaction changes its row with {@code update} and holds
+     * it while two reserves of three, through two nodes, wait for the row; then it commits. What
+     * each reserve answered, after checking that the jobs taken are reserved once, each with its
+     * log row, and the others are ready as they were.
+     */
+    private List<List<HeldJob>> afterTheRowIsHeldBy(String update, String service) throws Exception {
+        assumeTrue(testsConcurrency(), "H2 is the demo database: its locking is not InnoDB's");
+        List<Job> ready = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            ready.add(stored(service, T0 - 600 + i * 100));
+        }
+        ReservationStore other = new MyBatisReservationStore(db.sessions(), "n2", new SqlFailures());
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        List<List<HeldJob>> got = new ArrayList<>();
+        try (org.apache.ibatis.session.SqlSession holder = db.sessions().openSession(false)) {
+            java.sql.Connection c = holder.getConnection();
+            try (java.sql.PreparedStatement ps = c.prepareStatement(update + " WHERE app = ? AND name = ?")) {
+                ps.setString(1, app);
+                ps.setString(2, service);
+                assertThat(ps.executeUpdate()).isEqualTo(1);
+            }
+            List<CompletableFuture<List<HeldJob>>> reserves = List.of(
+                    CompletableFuture.supplyAsync(
+                            () -> reservations.reserve(app, List.of(service), 3, 60_000L, "n1", T0), pool),
+                    CompletableFuture.supplyAsync(
+                            () -> other.reserve(app, List.of(service), 3, 60_000L, "n2", T0), pool));
+            awaitLockWaits(service, reserves);
+            c.commit();
+            for (CompletableFuture<List<HeldJob>> r : reserves) {
+                got.add(r.get(30, java.util.concurrent.TimeUnit.SECONDS));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        Set<Long> taken = new HashSet<>();
+        got.forEach(g -> g.forEach(h ->
+                assertThat(taken.add(h.job().id())).as("each job taken once").isTrue()));
+        for (Job job : ready) {
+            Job now = jobs.find(job.id()).orElseThrow();
+            if (taken.contains(job.id())) {
+                assertThat(now.state()).isEqualTo(JobState.RUNNING);
+                assertThat(now.attempts()).isEqualTo(1);
+                assertThat(jobs.executions(job.id()))
+                        .as("its reservation's log row")
+                        .hasSize(1);
+            } else {
+                assertThat(now.state()).as("not taken: ready").isEqualTo(JobState.DELAYED);
+                assertThat(now.attempts()).as("no attempt used").isZero();
+                assertThat(now.dueAt()).as("due as before").isEqualTo(job.dueAt());
+                assertThat(jobs.executions(job.id())).as("no log row").isEmpty();
+            }
+        }
+        ReservationStore.QueueView queue = reservations.queue(app, service, 0, T0);
+        assertThat(queue.reserved()).isEqualTo(taken.size());
+        assertThat(queue.ready()).isEqualTo(6 - taken.size());
+        return got;
+    }
+
+    /**
+     * Waits until each of the reserves waits for this app's service row: seen in the server's
+     * thread list, as a statement locking the row (MariaDB's and MySQL's {@code PROCESSLIST}).
+     */
+    private void awaitLockWaits(String service, List<CompletableFuture<List<HeldJob>>> reserves) throws Exception {
+        long until = System.nanoTime() + 10_000_000_000L;
+        try (org.apache.ibatis.session.SqlSession s = db.sessions().openSession(true);
+                java.sql.PreparedStatement ps = s.getConnection()
+                        .prepareStatement("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND = 'Query'"
+                                + " AND INFO LIKE '%FROM job_callback_service%FOR UPDATE%' AND INFO LIKE ?")) {
+            ps.setString(1, "%'" + app + "'%'" + service + "'%");
+            while (true) {
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    if (rs.getInt(1) >= reserves.size()) {
+                        return;
+                    }
+                }
+                if (System.nanoTime() > until) {
+                    StringBuilder seen = new StringBuilder();
+                    for (CompletableFuture<List<HeldJob>> r : reserves) {
+                        seen.append("\nreserve: ")
+                                .append(
+                                        r.isDone()
+                                                ? r.handle((v, e) -> v + " " + e)
+                                                        .join()
+                                                : "still running");
+                    }
+                    throw new AssertionError("the reserves never both waited for the service's row:" + seen);
+                }
+                Thread.sleep(5);
+            }
+        }
+    }
 }
