@@ -37,6 +37,11 @@ import java.util.Map;
  * server.start();
  * }</pre>
  *
+ * <p>The JDK's server silently closes every connection beyond 200 idle ones after its answer; for a
+ * service with {@code maxInFlight} above 200 start the JVM with
+ * {@code -Dsun.net.httpserver.maxIdleConnections=<maxInFlight or more>}, or Hourglass sends
+ * requests on connections being closed and some jobs again (docs/api.md, "HTTP callback").
+ *
  * <p>To rotate the service's signing secret without refusing a callback, construct it with both
  * secrets for the time of the rotation: {@code new CallbackHandler(List.of(newSecret, oldSecret),
  * callback)} (docs/security.md, "Rotating a signing secret").

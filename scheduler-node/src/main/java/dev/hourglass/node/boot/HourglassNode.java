@@ -200,7 +200,7 @@ public final class HourglassNode implements AutoCloseable {
             String zk = embeddedZooKeeper != null ? embeddedZooKeeper.connectString() : config.cluster.zkConnect;
             this.dispatch = new DispatchRouter()
                     .checkTargets(targets::refusal)
-                    .register(Protocol.HTTP, new HttpCallbackDispatcher(allowList, clock));
+                    .register(Protocol.HTTP, new HttpCallbackDispatcher(allowList, config.callbackKeepAliveMs, clock));
             Set<Protocol> protocols = EnumSet.of(Protocol.HTTP, Protocol.PULL);
             KafkaDispatcher kafka = null;
             if (config.cluster.kafkaBootstrap != null && !config.cluster.kafkaBootstrap.isBlank()) {

@@ -45,6 +45,14 @@ public class NodeConfig {
     public Metrics metrics = new Metrics();
     /** Hosts and CIDRs allowed as HTTP callback targets. */
     public List<String> callbackAllow = new ArrayList<>(List.of("127.0.0.1", "localhost"));
+    /**
+     * How long an HTTP callback connection is kept open idle for the next callback to the same
+     * receiver. Below the keep-alive timeout of common receivers (5 s for Node.js and Apache httpd)
+     * so that this node closes an idle connection before the receiver does: a request sent on a
+     * connection the receiver is closing at that moment fails after it may have been read, and its
+     * job is sent again as its next attempt (docs/api.md, "HTTP callback").
+     */
+    public long callbackKeepAliveMs = 4_000;
 
     public static class Http {
         public String host = "0.0.0.0";
@@ -415,6 +423,10 @@ public class NodeConfig {
                 errors,
                 results.aloneFrom >= 1 && results.aloneFrom <= results.maxGroup,
                 "results.aloneFrom must be in 1..results.maxGroup (a larger batch is written alone)");
+        check(
+                errors,
+                callbackKeepAliveMs >= 100 && callbackKeepAliveMs <= 3_600_000,
+                "callbackKeepAliveMs must be in 100..3600000");
         check(errors, limits.maxPayloadBytes >= 16, "limits.maxPayloadBytes must be at least 16");
         check(
                 errors,

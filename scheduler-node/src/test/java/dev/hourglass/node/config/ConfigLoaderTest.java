@@ -116,6 +116,21 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void callbackConnectionsAreKeptFourSecondsIdleUnlessSetWithinBounds() throws Exception {
+        assertThat(new NodeConfig().callbackKeepAliveMs).isEqualTo(4_000);
+        Path set = dir.resolve("keep-alive.yaml");
+        Files.writeString(set, "callbackKeepAliveMs: 1500\n");
+        assertThat(ConfigLoader.load(set, Map.of()).callbackKeepAliveMs).isEqualTo(1_500);
+        assertThat(ConfigLoader.load(set, Map.of("HOURGLASS_CALLBACK_KEEP_ALIVE_MS", "2000")).callbackKeepAliveMs)
+                .isEqualTo(2_000);
+        for (String refused : List.of("99", "3600001")) {
+            Files.writeString(set, "callbackKeepAliveMs: " + refused + "\n");
+            assertThatThrownBy(() -> ConfigLoader.load(set, Map.of()))
+                    .hasMessageContaining("callbackKeepAliveMs must be in 100..3600000");
+        }
+    }
+
+    @Test
     void kafkaProducerSettingsPassThroughWithTheirSecretsResolved() throws Exception {
         Path password = dir.resolve("kafka-password");
         Files.writeString(password, "pa$$word\\1\n"); // one line, as echo writes it

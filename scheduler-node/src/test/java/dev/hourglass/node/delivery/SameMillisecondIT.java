@@ -34,13 +34,9 @@ class SameMillisecondIT {
 
     /**
      * The block's service: a thousand deliveries at once, and a timeout of 10 s rather than the 30 s
-     * default. The receiver answers at once, but the JDK HTTP server it runs on, with a thousand
-     * connections open, now and then keeps a request it has read without ever writing the answer
-     * (the receiver has it, the node never hears back): the attempt ends only at its timeout, then
-     * the next is sent (see {@link #assertNoExtraDeliveries}). Seen in about two runs of five, at
-     * the 30 s default, as a drain half a minute longer than the others, all of it idle waiting.
-     * Ten seconds stays far beyond the time an answer takes here, with a thousand requests in flight
-     * on two cores, so that a slow answer is still no timeout.
+     * default, so that an attempt that gets no answer (which {@link #assertEachJobArrivedOnce}
+     * reports) costs the drain 10 s rather than 30. Ten seconds stays far beyond the time an
+     * answer takes here, with a thousand requests in flight on two cores.
      */
     static final String BLOCK_SERVICE = "\"maxInFlight\":1000,\"timeoutMs\":10000";
 
@@ -103,7 +99,7 @@ class SameMillisecondIT {
         assertThat(worst)
                 .as("the jobs due after the block were held behind it; %s", stalls)
                 .isLessThan(Math.max(0, lastOfBlock - blockAt - 2_000) + 500 + stalls.longestStallMs());
-        assertNoExtraDeliveries(blockIds.size() + markers.size());
+        assertEachJobArrivedOnce(blockIds.size() + markers.size());
     }
 
     /**
@@ -139,50 +135,28 @@ class SameMillisecondIT {
     }
 
     /**
-     * Every job arrived, no (job, attempt) twice, and a job arrived again only after the node saw
-     * its earlier attempt fail. The receiver answers 200 at once, but the JDK's HTTP server it runs
-     * on now and then closes a connection without writing the answer when a thousand are open:
-     * the node then has no answer (an ERROR, "EOF"; a TIMEOUT when the request is kept unanswered,
-     * see {@link #BLOCK_SERVICE}), and sending the next attempt is the promise
-     * (at least once, a higher attempt number), not a duplicate. The failure names the jobs.
+     * Every job arrived exactly once. The receiver answers 200 at once and keeps its connections
+     * (the build gives the JDK's HTTP server it runs on room for a thousand idle ones: by default it
+     * closes all beyond 200 right after their answers, and the node then sent 56 to 115 jobs of the
+     * 50,000 again after exchanges that failed in that race). A job sent twice is an attempt that
+     * failed against a receiver that answered everything: the failure names the jobs and their
+     * execution logs.
      */
-    private void assertNoExtraDeliveries(int jobs) {
-        Map<String, List<Received>> byJob = new HashMap<>();
+    private void assertEachJobArrivedOnce(int jobs) {
+        Map<String, List<Integer>> attemptsByJob = new HashMap<>();
         for (Received r : f.receiver.received()) {
-            byJob.computeIfAbsent(r.jobId(), k -> new ArrayList<>()).add(r);
+            attemptsByJob.computeIfAbsent(r.jobId(), k -> new ArrayList<>()).add(r.attempt());
         }
-        List<String> duplicates = new ArrayList<>();
-        int retriedAfterAFailure = 0;
-        for (Map.Entry<String, List<Received>> e : byJob.entrySet()) {
-            List<Received> arrivals = e.getValue();
-            if (arrivals.size() == 1) {
-                continue;
+        List<String> sentAgain = new ArrayList<>();
+        attemptsByJob.forEach((job, attempts) -> {
+            if (attempts.size() > 1 && sentAgain.size() < 20) {
+                sentAgain.add(job + " arrivals " + attempts + " executions " + f.executions(job));
             }
-            Map<Integer, String> outcomeOf = new HashMap<>();
-            f.executions(e.getKey())
-                    .forEach(x -> outcomeOf.put(
-                            x.get("attempt").asInt(),
-                            x.hasNonNull("outcome") ? x.get("outcome").asText() : "OPEN"));
-            List<Integer> attempts =
-                    arrivals.stream().map(Received::attempt).sorted().toList();
-            boolean sameAttemptTwice = attempts.stream().distinct().count() < attempts.size();
-            // every arrival but the last was followed by another because its attempt failed
-            boolean earlierAttemptsFailed = attempts.subList(0, attempts.size() - 1).stream()
-                    .allMatch(a -> outcomeOf.containsKey(a)
-                            && !outcomeOf.get(a).equals("SUCCESS")
-                            && !outcomeOf.get(a).equals("OPEN"));
-            if (sameAttemptTwice || !earlierAttemptsFailed) {
-                duplicates.add(e.getKey() + " arrivals " + attempts + " executions " + outcomeOf);
-            } else {
-                retriedAfterAFailure++;
-            }
-        }
-        System.out.printf(
-                "SAME-MS: %d jobs sent again after their attempt failed at the receiver%n", retriedAfterAFailure);
-        assertThat(duplicates)
-                .as("jobs delivered again without a failed attempt before")
+        });
+        assertThat(sentAgain)
+                .as("jobs sent more than once to a receiver that answered 200 at once")
                 .isEmpty();
-        assertThat(byJob).as("jobs delivered").hasSize(jobs);
+        assertThat(attemptsByJob).as("jobs delivered").hasSize(jobs);
     }
 
     /** The measurement: 50,000 jobs at one millisecond, then jobs due one second later. */
@@ -218,7 +192,7 @@ class SameMillisecondIT {
                 "SAME-MS: 50000 jobs due at one ms (stored %d ms ahead of their time) drained in %.2f s (%.0f jobs/s);"
                         + " markers due 1 s later at most %d ms late%n",
                 storedAheadMs, drainSeconds, 50_000 / drainSeconds, worstMarker);
-        assertNoExtraDeliveries(50_000 + markers.size());
+        assertEachJobArrivedOnce(50_000 + markers.size());
         // the markers come after the block in fire order; they may wait for the block to drain,
         // never for a loader that cannot get past it
         assertThat(worstMarker).isLessThan(Math.max(0, lastOfBlock - blockAt - 1_000) + 2_000);

@@ -50,8 +50,9 @@ import org.slf4j.LoggerFactory;
  * DeliveryResult#notDelivered not delivered} when the request never began on a connection (refused,
  * connect timeout, unknown host: nothing was sent), counted otherwise. A retry hint (body or header)
  * over 30 days is clamped to 30 days ({@link DeliveryResult#retry}). Uses Jetty's asynchronous
- * HTTP client (the server's Jetty): pooled keep-alive connections, no redirects followed. Its
- * concurrency is bounded upstream, per service, by {@code maxInFlight}.
+ * HTTP client (the server's Jetty): pooled keep-alive connections, closed after {@code
+ * callbackKeepAliveMs} idle, no redirects followed. Its concurrency is bounded upstream, per
+ * service, by {@code maxInFlight}.
  */
 public final class HttpCallbackDispatcher implements Dispatcher {
     private static final JsonFactory JSON_FACTORY = new JsonFactory();
@@ -65,7 +66,11 @@ public final class HttpCallbackDispatcher implements Dispatcher {
     private final Clock clock;
     private final Map<String, Boolean> allowedUrls = new ConcurrentHashMap<>();
 
-    public HttpCallbackDispatcher(CallbackAllowList allowList, Clock clock) {
+    /**
+     * @param keepAliveMs how long a connection stays open idle for the next callback; while a
+     *     request waits for its answer, the job's timeout bounds it instead
+     */
+    public HttpCallbackDispatcher(CallbackAllowList allowList, long keepAliveMs, Clock clock) {
         this.allowList = allowList;
         this.clock = clock;
         QueuedThreadPool threads =
@@ -76,7 +81,7 @@ public final class HttpCallbackDispatcher implements Dispatcher {
         client.setExecutor(threads);
         client.setFollowRedirects(false);
         client.setConnectTimeout(5_000);
-        client.setIdleTimeout(60_000);
+        client.setIdleTimeout(keepAliveMs);
         // the service gates bound concurrency per service; these only must not get in their way
         client.setMaxConnectionsPerDestination(100_000);
         client.setMaxRequestsQueuedPerDestination(1_000_000);
@@ -110,6 +115,9 @@ public final class HttpCallbackDispatcher implements Dispatcher {
                 .onRequestBegin(r -> begun.set(true))
                 .method(HttpMethod.POST)
                 .timeout(job.timeoutMs(), TimeUnit.MILLISECONDS)
+                // the connection's idle timeout is its keep-alive: waiting for a slow answer, only
+                // the job's timeout may end the exchange (Jetty restores the keep-alive after it)
+                .idleTimeout(job.timeoutMs(), TimeUnit.MILLISECONDS)
                 .headers(h -> {
                     h.put("Hourglass-Job-Id", Long.toString(job.id()))
                             .put("Hourglass-Attempt", Integer.toString(delivery.attempt()))

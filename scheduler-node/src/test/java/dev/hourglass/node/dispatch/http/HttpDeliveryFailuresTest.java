@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
  */
 class HttpDeliveryFailuresTest {
     final HttpCallbackDispatcher dispatcher =
-            new HttpCallbackDispatcher(new CallbackAllowList(List.of("127.0.0.1")), Clock.systemUTC());
+            new HttpCallbackDispatcher(new CallbackAllowList(List.of("127.0.0.1")), 4_000, Clock.systemUTC());
 
     @AfterEach
     void close() {
@@ -45,7 +45,7 @@ class HttpDeliveryFailuresTest {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             closedPort = s.getLocalPort();
         }
-        DeliveryResult result = deliver("http://127.0.0.1:" + closedPort + "/callback");
+        DeliveryResult result = deliver(dispatcher, "http://127.0.0.1:" + closedPort + "/callback");
         assertThat(result.outcome()).isEqualTo(AttemptOutcome.ERROR);
         assertThat(result.reachedReceiver()).as(result.message()).isFalse();
     }
@@ -63,7 +63,7 @@ class HttpDeliveryFailuresTest {
                     return -1;
                 }
             });
-            DeliveryResult result = deliver("http://127.0.0.1:" + server.getLocalPort() + "/callback");
+            DeliveryResult result = deliver(dispatcher, "http://127.0.0.1:" + server.getLocalPort() + "/callback");
             assertThat(readBytes.get(10, TimeUnit.SECONDS))
                     .as("the request was written")
                     .isPositive();
@@ -72,7 +72,8 @@ class HttpDeliveryFailuresTest {
         }
     }
 
-    private DeliveryResult deliver(String url) throws Exception {
+    /** One attempt of a job with a 5 s timeout to {@code url}, its result within 15 s. */
+    static DeliveryResult deliver(HttpCallbackDispatcher dispatcher, String url) throws Exception {
         ServiceDefinition service = new ServiceDefinition(
                 "app",
                 "svc",
