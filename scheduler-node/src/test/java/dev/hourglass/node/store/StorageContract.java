@@ -422,6 +422,27 @@ public abstract class StorageContract {
     }
 
     /**
+     * Submits whose payloads together are over MariaDB 10.x's default packet (16 MiB, which the
+     * test server runs with) stored in one call, as a group commit of single submits can hold (256
+     * of 64 KiB): 300 jobs of 60,000 characters. The insert is split by size, and every job is
+     * stored with its payload whole.
+     */
+    @Test
+    void insertAllOfJobsWithLargePayloadsIsWrittenInStatementsTheDatabaseTakes() {
+        String payload = "\"" + "y".repeat(60_000) + "\"";
+        List<Job> big = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            // a shard of their own: other tests read what is due on theirs
+            big.add(job(T0, null, 15).toBuilder().payload(payload).build());
+        }
+        List<JobWrites.Inserted> out = jobs.insertAll(big);
+        assertThat(out).hasSize(300).allMatch(JobWrites.Inserted::created);
+        for (Job j : big) {
+            assertThat(jobs.find(j.id()).orElseThrow().payload()).isEqualTo(payload);
+        }
+    }
+
+    /**
      * A batch of results ending jobs whose payloads together are over MariaDB 10.x's default packet
      * (16 MiB, which the test server runs with): 300 jobs of 60,000 characters. The backlog insert carries the payloads, so it is split
      * by size, and every job ends with its payload whole.

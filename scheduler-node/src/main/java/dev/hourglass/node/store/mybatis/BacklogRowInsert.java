@@ -29,61 +29,20 @@ final class BacklogRowInsert {
     private BacklogRowInsert() {}
 
     /**
-     * The most a statement carries, estimated from its rows' text. Ending jobs carry their payloads
-     * (64 KiB each at most by default, and a batch of results holds up to 500), and the server
-     * refuses a statement over its {@code max_allowed_packet}: 16 MiB by default on MariaDB 10.x,
-     * 64 MiB on 11.4 and MySQL 8.
-     */
-    static final long MAX_STATEMENT_BYTES = 4L << 20;
-
-    /**
      * Writes the ended jobs (in id order, as they were locked) to the backlog, at {@code now}, in
-     * statements of at most 1,000 rows and about {@link #MAX_STATEMENT_BYTES}; a row larger than
-     * that goes alone.
+     * statements of at most 1,000 rows and about {@link JobRowInsert#MAX_STATEMENT_BYTES}: ending
+     * jobs carry their payloads, and a batch of results holds up to 500.
      */
     static void insert(SqlSession s, List<Ending> endings, long now) {
         Connection c = JobRowSelect.connection(s);
         try {
-            int from = 0;
-            long bytes = 0;
-            for (int i = 0; i < endings.size(); i++) {
-                long row = maxBytes(endings.get(i));
-                if (i > from
-                        && (i - from == JobRowInsert.MAX_ROWS_PER_STATEMENT || bytes + row > MAX_STATEMENT_BYTES)) {
-                    insertPart(c, endings.subList(from, i), now);
-                    from = i;
-                    bytes = 0;
-                }
-                bytes += row;
-            }
-            if (from < endings.size()) {
-                insertPart(c, endings.subList(from, endings.size()), now);
-            }
+            JobRowInsert.inParts(
+                    endings,
+                    e -> JobRowInsert.maxBytes(e.locked()) + 3 * JobRowInsert.length(e.message()),
+                    part -> insertPart(c, part, now));
         } catch (SQLException e) {
             throw UnavailabilityTranslator.translate(e);
         }
-    }
-
-    /**
-     * At most what an ending row takes in a statement: its text columns at 3 bytes per Java char
-     * (UTF-8 takes up to 3 for a char, 4 for a pair), and a bound for the rest.
-     */
-    private static long maxBytes(Ending e) {
-        JobRow r = e.locked();
-        long chars = length(r.payload)
-                + length(r.attributes)
-                + length(r.lastError)
-                + length(e.message())
-                + length(r.bizKey)
-                + length(r.app)
-                + length(r.service)
-                + length(r.ownerNode)
-                + length(r.claimToken);
-        return 3 * chars + 256;
-    }
-
-    private static long length(String s) {
-        return s == null ? 0 : s.length();
     }
 
     private static void insertPart(Connection c, List<Ending> endings, long now) throws SQLException {

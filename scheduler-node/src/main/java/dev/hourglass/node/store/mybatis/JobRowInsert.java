@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.util.List;
+import java.util.function.ToLongFunction;
 
 /**
  * The multi-row insert of new jobs, in plain JDBC on the session's connection (so inside its
@@ -23,15 +24,71 @@ final class JobRowInsert {
     /** Rows per statement: MariaDB and MySQL take at most 65,535 placeholders in one. */
     static final int MAX_ROWS_PER_STATEMENT = 1_000;
 
+    /**
+     * The most a statement of job rows carries, estimated from its rows' text ({@link #maxBytes}).
+     * Jobs carry their payloads (64 KiB each at most by default): a group of 256 single submits or
+     * a batch of results can hold more than the server takes in one statement, its {@code
+     * max_allowed_packet}: 16 MiB by default on MariaDB 10.x, 64 MiB on 11.4 and MySQL 8.
+     */
+    static final long MAX_STATEMENT_BYTES = 4L << 20;
+
     private static final String ROW = "(" + "?,".repeat(PER_ROW - 1) + "?)";
 
     private JobRowInsert() {}
 
-    /** Inserts the rows into {@code table} (live or backlog), in statements of at most 1,000 rows. */
+    /** Writes one statement of consecutive rows. */
+    @FunctionalInterface
+    interface PartWriter<T> {
+        void write(List<T> part) throws SQLException;
+    }
+
+    /**
+     * Inserts the rows into {@code table} (live or backlog), in statements of at most 1,000 rows
+     * and about {@link #MAX_STATEMENT_BYTES}.
+     */
     static void insert(Connection c, String table, List<JobRow> rows) throws SQLException {
-        for (int from = 0; from < rows.size(); from += MAX_ROWS_PER_STATEMENT) {
-            insertPart(c, table, rows.subList(from, Math.min(rows.size(), from + MAX_ROWS_PER_STATEMENT)));
+        inParts(rows, JobRowInsert::maxBytes, part -> insertPart(c, table, part));
+    }
+
+    /**
+     * Writes {@code rows} in order, in parts of at most {@link #MAX_ROWS_PER_STATEMENT} rows and
+     * {@link #MAX_STATEMENT_BYTES} by {@code maxBytes}; a row larger than that goes alone.
+     */
+    static <T> void inParts(List<T> rows, ToLongFunction<T> maxBytes, PartWriter<T> writer) throws SQLException {
+        int from = 0;
+        long bytes = 0;
+        for (int i = 0; i < rows.size(); i++) {
+            long row = maxBytes.applyAsLong(rows.get(i));
+            if (i > from && (i - from == MAX_ROWS_PER_STATEMENT || bytes + row > MAX_STATEMENT_BYTES)) {
+                writer.write(rows.subList(from, i));
+                from = i;
+                bytes = 0;
+            }
+            bytes += row;
         }
+        if (from < rows.size()) {
+            writer.write(rows.subList(from, rows.size()));
+        }
+    }
+
+    /**
+     * At most what a job row takes in a statement: its text columns at 3 bytes per Java char
+     * (UTF-8 takes up to 3 for a char, 4 for a pair), and a bound for the rest.
+     */
+    static long maxBytes(JobRow r) {
+        long chars = length(r.payload)
+                + length(r.attributes)
+                + length(r.lastError)
+                + length(r.bizKey)
+                + length(r.app)
+                + length(r.service)
+                + length(r.ownerNode)
+                + length(r.claimToken);
+        return 3 * chars + 256;
+    }
+
+    static long length(String s) {
+        return s == null ? 0 : s.length();
     }
 
     private static void insertPart(Connection c, String table, List<JobRow> rows) throws SQLException {
