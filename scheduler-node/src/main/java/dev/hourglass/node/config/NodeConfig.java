@@ -425,8 +425,9 @@ public class NodeConfig {
                 "results.aloneFrom must be in 1..results.maxGroup (a larger batch is written alone)");
         check(
                 errors,
-                callbackKeepAliveMs >= 100 && callbackKeepAliveMs <= 3_600_000,
-                "callbackKeepAliveMs must be in 100..3600000");
+                // it is also the idle limit while a connection is made (a TLS handshake included)
+                callbackKeepAliveMs >= 1_000 && callbackKeepAliveMs <= 3_600_000,
+                "callbackKeepAliveMs must be in 1000..3600000");
         check(errors, limits.maxPayloadBytes >= 16, "limits.maxPayloadBytes must be at least 16");
         check(
                 errors,

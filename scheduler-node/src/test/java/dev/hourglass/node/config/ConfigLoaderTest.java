@@ -123,10 +123,14 @@ class ConfigLoaderTest {
         assertThat(ConfigLoader.load(set, Map.of()).callbackKeepAliveMs).isEqualTo(1_500);
         assertThat(ConfigLoader.load(set, Map.of("HOURGLASS_CALLBACK_KEEP_ALIVE_MS", "2000")).callbackKeepAliveMs)
                 .isEqualTo(2_000);
-        for (String refused : List.of("99", "3600001")) {
+        for (String bound : List.of("1000", "3600000")) {
+            Files.writeString(set, "callbackKeepAliveMs: " + bound + "\n");
+            assertThat(ConfigLoader.load(set, Map.of()).callbackKeepAliveMs).isEqualTo(Long.parseLong(bound));
+        }
+        for (String refused : List.of("999", "3600001")) {
             Files.writeString(set, "callbackKeepAliveMs: " + refused + "\n");
             assertThatThrownBy(() -> ConfigLoader.load(set, Map.of()))
-                    .hasMessageContaining("callbackKeepAliveMs must be in 100..3600000");
+                    .hasMessageContaining("callbackKeepAliveMs must be in 1000..3600000");
         }
     }
 

@@ -36,6 +36,16 @@ public final class CallbackReceiver implements AutoCloseable {
         }
     }
 
+    static {
+        // the JDK server closes every connection beyond this many idle ones right after its answer
+        // (200 by default), and a node with more callbacks in flight then has exchanges fail: the
+        // root POM sets it for failsafe's runs, this for a run outside it (an IDE), if the JVM
+        // has not read the server's settings yet
+        if (System.getProperty("sun.net.httpserver.maxIdleConnections") == null) {
+            System.setProperty("sun.net.httpserver.maxIdleConnections", "10000");
+        }
+    }
+
     private final HttpServer server;
     // a queue, not a copy-on-write list: that copied the whole list on every request (O(n²) over a
     // 20,000-job burst), which slowed the machine the nodes under test share

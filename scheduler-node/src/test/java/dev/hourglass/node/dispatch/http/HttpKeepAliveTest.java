@@ -60,8 +60,7 @@ class HttpKeepAliveTest {
             DeliveryResult result = deliver(dispatcher, "http://127.0.0.1:" + server.getLocalPort() + "/callback");
             assertThat(result.outcome()).as(result.message()).isEqualTo(AttemptOutcome.SUCCESS);
             long idleMs = idleAfterAnswer.get(10, TimeUnit.SECONDS);
-            // after the keep-alive, and well before the job's timeout (5 s), which bounded the
-            // connection while it waited for the answer
+            // after the keep-alive, and well before the job's timeout (5 s)
             assertThat(idleMs).as("the node closed the idle connection after").isBetween(KEEP_ALIVE_MS - 50, 2_500L);
         }
     }
