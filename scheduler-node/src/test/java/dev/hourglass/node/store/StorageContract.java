@@ -431,16 +431,21 @@ public abstract class StorageContract {
     @Test
     void insertAllOfJobsWithLargePayloadsIsWrittenInStatementsTheDatabaseTakes() {
         String payload = "\"" + "y".repeat(60_000) + "\"";
-        List<Job> big = new ArrayList<>();
-        for (int i = 0; i < 300; i++) {
-            // a shard of their own: other tests read what is due on theirs
-            big.add(job(T0, null, 15).toBuilder().payload(payload).build());
-        }
+        List<Job> big = jobsWithPayload(300, payload, 15);
         List<JobWrites.Inserted> out = jobs.insertAll(big);
         assertThat(out).hasSize(300).allMatch(JobWrites.Inserted::created);
         for (Job j : big) {
             assertThat(jobs.find(j.id()).orElseThrow().payload()).isEqualTo(payload);
         }
+    }
+
+    /** {@code count} jobs due at T0 with this payload, on a shard of the test's own (others read what is due on theirs). */
+    private List<Job> jobsWithPayload(int count, String payload, int shard) {
+        List<Job> out = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            out.add(job(T0, null, shard).toBuilder().payload(payload).build());
+        }
+        return out;
     }
 
     /**
@@ -452,10 +457,7 @@ public abstract class StorageContract {
     void aBatchOfResultsEndingJobsWithLargePayloadsIsWrittenInStatementsTheDatabaseTakes() {
         // H2 has no packet limit: there the test is of an 18 MB transaction on the node's file store
         String payload = "\"" + "x".repeat(60_000) + "\"";
-        List<Job> big = new ArrayList<>();
-        for (int i = 0; i < 300; i++) {
-            big.add(job(T0, null, 14).toBuilder().payload(payload).build());
-        }
+        List<Job> big = jobsWithPayload(300, payload, 14);
         for (int from = 0; from < big.size(); from += 50) {
             jobs.insertAll(big.subList(from, from + 50));
         }
