@@ -1,5 +1,7 @@
 package dev.hourglass.node.dubbo;
 
+import dev.hourglass.api.DelayJobService;
+import dev.hourglass.node.core.service.PullLimits;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -8,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.dubbo.common.logger.LoggerFactory;
 import org.apache.dubbo.config.ApplicationConfig;
+import org.apache.dubbo.config.MethodConfig;
 import org.apache.dubbo.config.ProtocolConfig;
 import org.apache.dubbo.config.ReferenceConfig;
 import org.apache.dubbo.config.RegistryConfig;
@@ -149,11 +152,28 @@ public final class DubboRuntime implements AutoCloseable {
         return url.toString();
     }
 
+    /**
+     * How long a client that found the node through the registry waits for a {@code reserve}: the
+     * longest wait it may ask for and ten seconds more. Dubbo's default (1 s) cut every long poll
+     * short, and its default failover then asked again, up to three waiters for one caller: the
+     * jobs handed to the abandoned ones waited out their TTR and were spent as TIMEOUTs.
+     */
+    static final int RESERVE_TIMEOUT_MS = (int) PullLimits.MAX_WAIT_MS + 10_000;
+
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static ServiceConfig<?> serviceConfig(ModuleModel module, Class<?> type, Object implementation) {
         ServiceConfig service = new ServiceConfig<>(module);
         service.setInterface(type);
         service.setRef(implementation);
+        if (type == DelayJobService.class) {
+            // a provider's method settings reach the clients that subscribe through the registry,
+            // unless they set their own (a client with a direct url sets its own: docs/api.md, "Dubbo")
+            MethodConfig reserve = new MethodConfig();
+            reserve.setName("reserve");
+            reserve.setTimeout(RESERVE_TIMEOUT_MS);
+            reserve.setRetries(0); // a reserve asked again is another waiter, not the same one
+            service.setMethods(java.util.List.of(reserve));
+        }
         return service;
     }
 

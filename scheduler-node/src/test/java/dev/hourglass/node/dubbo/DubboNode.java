@@ -11,6 +11,7 @@ import org.apache.curator.test.TestingServer;
 import org.apache.dubbo.common.logger.LoggerFactory;
 import org.apache.dubbo.config.ApplicationConfig;
 import org.apache.dubbo.config.ReferenceConfig;
+import org.apache.dubbo.config.RegistryConfig;
 import org.apache.dubbo.config.bootstrap.DubboBootstrap;
 import org.apache.dubbo.rpc.model.ApplicationModel;
 import org.apache.dubbo.rpc.model.FrameworkModel;
@@ -78,6 +79,35 @@ public final class DubboNode implements AutoCloseable {
         reference.setRetries(0);
         reference.setTimeout(timeoutMs);
         bootstrap.application(application).reference(reference).start();
+        return new PlainClient(bootstrap, reference.get());
+    }
+
+    /**
+     * A plain Dubbo client that finds the node through the registry and leaves every call setting
+     * at Dubbo's default (timeout 1 s, failover with two retries), as a client written in a hurry.
+     */
+    public PlainClient registryClient(String name) {
+        FrameworkModel framework = new FrameworkModel();
+        LoggerFactory.setLoggerAdapter(framework, "slf4j");
+        DubboBootstrap bootstrap = DubboBootstrap.newInstance(framework);
+        ApplicationModel model = bootstrap.getApplicationModel();
+        ApplicationConfig application = new ApplicationConfig(model, name);
+        application.setQosEnable(false);
+        application.setMetadataType("local");
+        RegistryConfig registry = new RegistryConfig(model, registry());
+        registry.setUseAsConfigCenter(false);
+        registry.setUseAsMetadataCenter(false);
+        registry.setRegister(false); // a client only: nothing of it in the registry
+        ReferenceConfig<DelayJobService> reference = new ReferenceConfig<>(model.getDefaultModule());
+        reference.setInterface(DelayJobService.class);
+        reference.setCheck(true); // start only once the node's provider is found
+        // the node registers per interface (Dubbo 2's way), and so its clients subscribe
+        reference.setParameters(java.util.Map.of("migration.step", "FORCE_INTERFACE"));
+        bootstrap
+                .application(application)
+                .registry(registry)
+                .reference(reference)
+                .start();
         return new PlainClient(bootstrap, reference.get());
     }
 

@@ -115,6 +115,22 @@ class DubboPullIT {
         assertThat(stale.field()).isEqualTo("attempt");
     }
 
+    /**
+     * A client that found the node through the registry and set nothing: the node's own settings
+     * for {@code reserve} (a timeout beyond the longest wait, no retry) reach it, so its long poll
+     * is not cut at Dubbo's default second and asked again by its failover.
+     */
+    @Test
+    void aLongPollThroughTheRegistryWithDubbosDefaultsWaitsItsTimeOnce() throws Exception {
+        try (DubboNode.PlainClient defaults = hg.registryClient("pull-defaults")) {
+            long start = System.currentTimeMillis();
+            List<Reservation> got = call(() -> defaults.service().reserve(request(1, 2_500L)));
+            long took = System.currentTimeMillis() - start;
+            assertThat(got).isEmpty();
+            assertThat(took).as("waited its 2.5 s, not cut at 1 s").isBetween(2_400L, 4_000L);
+        }
+    }
+
     @Test
     void aLongPollIsAnsweredWhenAJobComes() throws Exception {
         CompletableFuture<List<Reservation>> waiting =
