@@ -100,7 +100,6 @@ public final class ServiceCommands {
                 // no target: its consumers come for the jobs
             }
         }
-        requireSameKindOfDelivery(app, name, protocol);
         int maxAttempts = within("maxAttempts", spec.maxAttempts(), 5, 1, JobBounds.MAX_ATTEMPTS);
         long timeoutMs = within("timeoutMs", spec.timeoutMs(), 30_000L, 1L, JobBounds.MAX_TIMEOUT_MS);
         long initial = within("backoff.initialMs", spec.backoffInitialMs(), 1_000L, 0L, JobBounds.MAX_BACKOFF_MS);
@@ -134,6 +133,9 @@ public final class ServiceCommands {
             }
         }
         FlowControl flow = new FlowControl(rateLimit(spec), deadLetter(app, name, spec));
+        // after every check of the request itself: a request that is wrong in itself is a 400,
+        // whatever the service it would change
+        requireSameKindOfDelivery(app, name, protocol);
         long now = clock.millis();
         return catalog.put(new ServiceDefinition(
                 app,

@@ -209,14 +209,17 @@ class FakeJobStore implements AttemptStore {
                 jobs.put(
                         r.jobId(),
                         with(
-                                j,
-                                JobState.DELAYED,
-                                r.next().retryAt(),
-                                r.next().retryAt(),
-                                j.attempts(),
-                                j.maxAttempts() + (r.next().extendsBudget() ? 1 : 0),
-                                j.ownerNode(),
-                                now));
+                                        j,
+                                        JobState.DELAYED,
+                                        r.next().retryAt(),
+                                        r.next().retryAt(),
+                                        j.attempts(),
+                                        j.maxAttempts() + r.next().maxAttemptsAdded(),
+                                        j.ownerNode(),
+                                        now)
+                                .toBuilder()
+                                .budgetBase(j.budgetBase() + r.next().budgetBaseAdded())
+                                .build());
             }
         }
         return ended;

@@ -179,16 +179,44 @@ public abstract class PullContract {
         assertThat(result(id, 1, "RELEASE", ",\"delayMs\":300").status()).isEqualTo(200);
         JsonNode job = f.job(id);
         assertThat(job.get("state").asText()).isEqualTo("DELAYED");
-        assertThat(job.get("maxAttempts").asInt() - job.get("attempts").asInt())
-                .as("the budget left is what it was")
+        assertThat(job.get("maxAttempts").asInt())
+                .as("maxAttempts is what the service says")
                 .isEqualTo(2);
         assertThat(reserved("{\"services\":[\"" + s + "\"]}"))
                 .as("released with a delay")
                 .isEmpty();
         List<JsonNode> again = reserved("{\"services\":[\"" + s + "\"],\"waitMs\":5000}");
         assertThat(again).extracting(r -> r.get("attempt").asInt()).containsExactly(2);
-        assertThat(result(id, 2, "SUCCESS", "").status()).isEqualTo(200);
-        assertThat(f.executions(id)).extracting(e -> e.get("outcome").asText()).containsExactly("RELEASED", "SUCCESS");
+        // the budget of two counted attempts is whole: attempt 2's RETRY leaves one more
+        assertThat(result(id, 2, "RETRY", "").status()).isEqualTo(200);
+        assertThat(f.state(id)).isEqualTo("DELAYED");
+        List<JsonNode> third = reserved("{\"services\":[\"" + s + "\"],\"waitMs\":5000}");
+        assertThat(third).extracting(r -> r.get("attempt").asInt()).containsExactly(3);
+        assertThat(result(id, 3, "SUCCESS", "").status()).isEqualTo(200);
+        assertThat(f.executions(id))
+                .extracting(e -> e.get("outcome").asText())
+                .containsExactly("RELEASED", "RETRY", "SUCCESS");
+    }
+
+    /**
+     * The backoff after a RELEASE is the step of the counted attempts: a released attempt moved it
+     * one step on until 2026-11-28 (a consumer's stops made its jobs wait ever longer on a RETRY).
+     */
+    @Test
+    void aRetryAfterAReleaseWaitsTheFirstBackoffStep() {
+        String s = pullService("\"maxAttempts\":3,\"backoff\":{\"initialMs\":2000,\"multiplier\":4.0}");
+        String id = submit(s, 0);
+        reserved("{\"services\":[\"" + s + "\"]}");
+        assertThat(result(id, 1, "RELEASE", "").status()).isEqualTo(200);
+        assertThat(reserved("{\"services\":[\"" + s + "\"],\"waitMs\":5000}"))
+                .extracting(r -> r.get("attempt").asInt())
+                .containsExactly(2);
+        long before = System.currentTimeMillis();
+        assertThat(result(id, 2, "RETRY", "").status()).isEqualTo(200);
+        long after = System.currentTimeMillis();
+        long dueAt = NodeFixture.epochMs(f.job(id).get("fireAt"));
+        // the first step is 2,000 ms plus up to a fifth; the second would be 8,000
+        assertThat(dueAt).isBetween(before + 2_000, after + 2_400);
     }
 
     @Test
@@ -357,6 +385,17 @@ public abstract class PullContract {
         assertThat(f.app.put("/api/v1/services/" + pushed, "{\"protocol\":\"PULL\"}")
                         .status())
                 .isEqualTo(409);
+        // a request wrong in itself is a 400 before the move it asks for is a 409
+        refused(
+                f.app.put("/api/v1/services/" + pushed, "{\"protocol\":\"PULL\",\"ackMode\":\"AUTO\"}"),
+                400,
+                "ackMode");
+        refused(f.app.put("/api/v1/services/" + s, "{\"protocol\":\"HTTP\",\"url\":\"ftp://x\"}"), 400, "url");
+        assertThat(f.app.get("/api/v1/services/" + pushed)
+                        .json()
+                        .get("protocol")
+                        .asText())
+                .isEqualTo("HTTP");
         refused(f.app.get("/api/v1/services/" + pushed + "/queue"), 400, "name");
         refused(f.app.get("/api/v1/services/" + s + "/queue?peek=101"), 400, "peek");
         assertThat(f.app.get("/api/v1/services/nope/queue").status()).isEqualTo(404);

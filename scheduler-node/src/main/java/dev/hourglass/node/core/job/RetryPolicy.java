@@ -41,16 +41,17 @@ public final class RetryPolicy {
     }
 
     /**
-     * After a pull consumer's RELEASE: due again after {@code delayMs}, the attempt not counted
-     * (lmstfy's {@code freeze_tries}) — unless the job is at the bound of attempts a job can have,
-     * where it counts like a RETRY (a consumer releasing a job forever would otherwise keep it
-     * forever).
+     * After a pull consumer's RELEASE: due again after {@code delayMs}, the attempt not spent
+     * (lmstfy's {@code freeze_tries}): neither the budget left nor the next backoff step changes,
+     * and {@code maxAttempts} stays what the user set. From the {@link JobBounds#MAX_ATTEMPTS}th
+     * attempt in all it counts like a RETRY: a consumer releasing a job forever would otherwise
+     * keep it forever.
      */
     public static NextStep afterRelease(long jobId, AttemptBudget budget, long delayMs, Backoff backoff, long now) {
-        if (budget.maxAttempts() >= JobBounds.MAX_ATTEMPTS) {
+        if (budget.attempts() >= JobBounds.MAX_ATTEMPTS) {
             return next(jobId, budget, AttemptOutcome.RETRY, delayMs, backoff, now);
         }
-        return NextStep.retryUncounted(Times.plus(now, delayMs));
+        return NextStep.retryNotSpent(Times.plus(now, delayMs));
     }
 
     /** After an ERROR that never reached the receiver. */
@@ -58,7 +59,7 @@ public final class RetryPolicy {
         if (budget.maxAttempts() >= JobBounds.MAX_ATTEMPTS) {
             return next(jobId, budget, AttemptOutcome.ERROR, null, backoff, now);
         }
-        return NextStep.retryUncounted(
+        return NextStep.retryWithBudgetExtended(
                 Times.plus(now, backoff.jitteredDelayBeforeRetry(Math.max(1, budget.spent()), jobId)));
     }
 

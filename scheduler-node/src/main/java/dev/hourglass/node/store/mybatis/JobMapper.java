@@ -92,7 +92,8 @@ public interface JobMapper {
             @Param("jobId") long jobId,
             @Param("attempt") int attempt,
             @Param("retryAt") long retryAt,
-            @Param("extend") int extendBudget,
+            @Param("extend") int maxAttemptsAdded,
+            @Param("unspent") int budgetBaseAdded,
             @Param("message") String message,
             @Param("now") long now);
 

@@ -178,7 +178,8 @@ public final class MyBatisAttemptStore implements AttemptStore {
                         r.jobId(),
                         r.attempt(),
                         r.next().retryAt(),
-                        r.next().extendsBudget() ? 1 : 0,
+                        r.next().maxAttemptsAdded(),
+                        r.next().budgetBaseAdded(),
                         JobRows.clip(r.message()),
                         now);
             }

@@ -105,10 +105,48 @@ class RetryPolicyTest {
             counted.add(n.retryAt());
             NextStep u = RetryPolicy.nextAfterUndelivered(id, new AttemptBudget(2, 0, 3), BACKOFF, 10_000);
             assertThat(u.retryAt()).isBetween(12_000L, 12_400L);
-            assertThat(u.extendsBudget()).isTrue();
+            assertThat(u.uncounted()).isEqualTo(NextStep.Uncounted.BUDGET_EXTENDED);
+            assertThat(u.maxAttemptsAdded()).isEqualTo(1);
+            assertThat(u.budgetBaseAdded()).isZero();
             uncounted.add(u.retryAt());
         }
         assertThat(counted).as("distinct retry times of 201 possible").hasSizeGreaterThan(180);
         assertThat(uncounted).as("distinct retry times of 401 possible").hasSizeGreaterThan(300);
+    }
+
+    /** A RELEASE leaves the budget, the next backoff step and maxAttempts as they were. */
+    @Test
+    void aReleasedAttemptIsNotSpent() {
+        NextStep released = RetryPolicy.afterRelease(JOB, new AttemptBudget(1, 0, 2), 300, BACKOFF, 10_000);
+        assertThat(released).isEqualTo(NextStep.retryNotSpent(10_300));
+        assertThat(released.budgetBaseAdded()).isEqualTo(1);
+        assertThat(released.maxAttemptsAdded()).isZero();
+        // the store then holds (attempts 1, budgetBase 1): the next reservation is attempt 2, and its
+        // RETRY waits the first backoff step, not the second
+        AttemptBudget afterTheRelease = new AttemptBudget(2, 1, 2);
+        assertThat(afterTheRelease.spent()).isEqualTo(1);
+        assertThat(RetryPolicy.next(JOB, afterTheRelease, AttemptOutcome.RETRY, null, BACKOFF, 20_000))
+                .isEqualTo(NextStep.retryAt(retryTime(20_000, 1)));
+        assertThat(RetryPolicy.next(JOB, new AttemptBudget(3, 1, 2), AttemptOutcome.RETRY, null, BACKOFF, 20_000))
+                .as("two counted attempts spend a budget of two")
+                .isEqualTo(NextStep.failed());
+    }
+
+    /**
+     * Releases stop being free at the 1,000th attempt in all, whatever maxAttempts says (until
+     * 2026-11-28 the bound was on maxAttempts, so on a service with maxAttempts 1,000 the first
+     * RELEASE counted).
+     */
+    @Test
+    void releasesCountFromTheThousandthAttemptInAll() {
+        assertThat(RetryPolicy.afterRelease(JOB, new AttemptBudget(1, 0, JobBounds.MAX_ATTEMPTS), 0, BACKOFF, 0))
+                .isEqualTo(NextStep.retryNotSpent(0));
+        NextStep counted =
+                RetryPolicy.afterRelease(JOB, new AttemptBudget(JobBounds.MAX_ATTEMPTS, 998, 5), 0, BACKOFF, 0);
+        assertThat(counted.uncounted()).isEqualTo(NextStep.Uncounted.NO);
+        assertThat(counted).isEqualTo(NextStep.retryAt(retryTime(0, 2)));
+        assertThat(RetryPolicy.afterRelease(JOB, new AttemptBudget(JobBounds.MAX_ATTEMPTS, 995, 5), 0, BACKOFF, 0))
+                .as("the last counted attempt released at the bound fails the job")
+                .isEqualTo(NextStep.failed());
     }
 }
