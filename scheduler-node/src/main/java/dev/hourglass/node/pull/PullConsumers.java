@@ -238,26 +238,10 @@ public final class PullConsumers implements PulledJobSignals {
         Request r = validated(app, request);
         if (r.waitMs() == 0 || !lifecycle.isStarted()) {
             long at = timers.now();
-            List<Held> fromMemory = takeHeldEntries(r, at); // reserved ahead here and due
-            List<ReservationStore.HeldJob> now = new ArrayList<>(reservations(fromMemory));
-            if (now.size() < r.max()) {
-                try {
-                    List<String> open = r.services().stream()
-                            .filter(name -> !paused(Job.serviceKey(app, name)))
-                            .toList();
-                    if (!open.isEmpty()) {
-                        now.addAll(store.reserve(app, open, r.max() - now.size(), r.ttrMs(), nodeId, at));
-                    }
-                } catch (RuntimeException e) {
-                    if (now.isEmpty()) {
-                        throw e;
-                    }
-                    // what was taken from memory is this consumer's: answered, not left to its deadline
-                    LOG.warn(
-                            "pull consumers: a reserve failed; answering with {} held jobs: {}",
-                            now.size(),
-                            e.toString());
-                }
+            List<Held> fromMemory = new ArrayList<>(); // reserved ahead here and due
+            List<ReservationStore.HeldJob> now = new ArrayList<>();
+            reserveAtOnceInOrder(r, at, fromMemory, now);
+            if (!fromMemory.isEmpty()) {
                 // a held job whose hand-out time passed while the database answered would leave its
                 // consumer less than its TTR: it goes back rather than out (as giveBackLapsed)
                 long answeredAt = timers.now();
@@ -798,6 +782,69 @@ public final class PullConsumers implements PulledJobSignals {
         return got.size() >= r.max();
     }
 
+    /**
+     * A reserve at once, in the order of the request's services: each service's jobs held here and
+     * due, then its ready jobs in the database — one transaction for the run of services up to the
+     * next one with held jobs, so a later service's held job never goes before an earlier one's
+     * ready job, and a request without held jobs costs one transaction, as before. A failure of the
+     * database after something was taken answers with what was taken.
+     */
+    private void reserveAtOnceInOrder(
+            Request r, long at, List<Held> fromMemory, List<ReservationStore.HeldJob> answer) {
+        List<String> names = r.services();
+        int i = 0;
+        while (i < names.size() && answer.size() < r.max()) {
+            List<Held> taken = takeHeldEntries(r, List.of(r.keys().get(i)), r.max() - answer.size(), at);
+            fromMemory.addAll(taken);
+            answer.addAll(reservations(taken));
+            if (answer.size() >= r.max()) {
+                return;
+            }
+            int next = i + 1;
+            while (next < names.size() && !hasHeldDue(r, r.keys().get(next), at)) {
+                next++;
+            }
+            List<String> open = names.subList(i, next).stream()
+                    .filter(name -> !paused(Job.serviceKey(r.app(), name)))
+                    .toList();
+            if (!open.isEmpty()) {
+                try {
+                    answer.addAll(store.reserve(r.app(), open, r.max() - answer.size(), r.ttrMs(), nodeId, at));
+                } catch (RuntimeException e) {
+                    if (answer.isEmpty()) {
+                        throw e;
+                    }
+                    // what was taken is this consumer's: answered, not left to its deadline
+                    LOG.warn(
+                            "pull consumers: a reserve failed; answering with the {} jobs taken: {}",
+                            answer.size(),
+                            e.toString());
+                    return;
+                }
+            }
+            i = next;
+        }
+    }
+
+    /** Whether a job held here for {@code key} and the request's TTR is due and may be handed out. */
+    private boolean hasHeldDue(Request r, String key, long now) {
+        synchronized (lock) {
+            TreeSet<Held> jobs = held.get(key);
+            if (jobs == null || paused(key)) {
+                return false;
+            }
+            for (Held h : jobs) {
+                if (h.dueAt() > now) {
+                    return false;
+                }
+                if (h.handOutBy() >= now && java.util.Objects.equals(h.ttrMs(), r.ttrMs())) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
     /** Jobs held here for the request's services and TTR that are due at {@code now}, in its order. */
     private List<ReservationStore.HeldJob> takeHeld(Request r, long now) {
         return reservations(takeHeldEntries(r, now));
@@ -809,14 +856,19 @@ public final class PullConsumers implements PulledJobSignals {
 
     /** {@link #takeHeld}, with each job's hand-out time. */
     private List<Held> takeHeldEntries(Request r, long now) {
+        return takeHeldEntries(r, r.keys(), r.max(), now);
+    }
+
+    /** {@link #takeHeldEntries(Request, long)} of the given services, up to {@code max}. */
+    private List<Held> takeHeldEntries(Request r, List<String> keys, int max, long now) {
         List<Held> got = new ArrayList<>();
         synchronized (lock) {
-            for (String key : r.keys()) {
+            for (String key : keys) {
                 TreeSet<Held> jobs = held.get(key);
                 if (jobs == null || paused(key)) {
                     continue; // a paused service's held jobs go back unhanded (giveBackLapsed)
                 }
-                for (java.util.Iterator<Held> it = jobs.iterator(); it.hasNext() && got.size() < r.max(); ) {
+                for (java.util.Iterator<Held> it = jobs.iterator(); it.hasNext() && got.size() < max; ) {
                     Held h = it.next();
                     if (h.dueAt() > now) {
                         break; // never before its due time

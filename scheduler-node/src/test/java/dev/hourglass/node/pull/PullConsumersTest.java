@@ -732,6 +732,36 @@ class PullConsumersTest {
         assertThat(waiting.join()).as("its wait ran out before the job was due").isEmpty();
     }
 
+    /**
+     * The services' order holds for a reserve at once when a later service has jobs held here: the
+     * earlier service's ready jobs in the database come first (the held ones were taken first until
+     * 2026-11-28, whatever their service).
+     */
+    @Test
+    void aReserveAtOnceTakesAnEarlierServicesReadyJobBeforeALaterServicesHeldOne() {
+        heldForAWaiterWhoseWaitRanOut(); // job 1 of "work", due at T0 + 500, held here
+        store.readyAt("first", 2, T0 + 100);
+        time.advanceTo(T0 + 550);
+        int readsBefore = store.reserves;
+        ReserveRequest firstThenWork =
+                new ReserveRequest().setServices(List.of("first", "work")).setWaitMs(0L);
+        assertThat(pull.reserve(APP, firstThenWork).join())
+                .as("the first service's job")
+                .extracting(Job::id)
+                .containsExactly(2L);
+        ReserveRequest twoOfEach = new ReserveRequest()
+                .setServices(List.of("first", "work"))
+                .setMax(2)
+                .setWaitMs(0L);
+        assertThat(pull.reserve(APP, twoOfEach).join())
+                .as("nothing left of the first: the held job of the second")
+                .extracting(Job::id)
+                .containsExactly(1L);
+        assertThat(store.reserves - readsBefore)
+                .as("the first service read for each; the second only after its held job, for the rest")
+                .isEqualTo(3);
+    }
+
     @Test
     void aHeldJobNobodyTakesIsGivenBackAfterTheHold() {
         heldForAWaiterWhoseWaitRanOut();
