@@ -617,8 +617,10 @@ public final class JobManager {
             case SUCCESS ->
                 AttemptEndings.reported(job, AttemptOutcome.SUCCESS, null, report.getMessage(), backoff, now);
             case RETRY ->
-                AttemptEndings.reported(
-                        job, AttemptOutcome.RETRY, report.getRetryAfterMs(), report.getMessage(), backoff, now);
+                pulled && report.getRetryAfterMs() != null
+                        ? AttemptEndings.retriedByConsumer(job, report.getRetryAfterMs(), report.getMessage(), now)
+                        : AttemptEndings.reported(
+                                job, AttemptOutcome.RETRY, report.getRetryAfterMs(), report.getMessage(), backoff, now);
             case FAIL -> AttemptEndings.reported(job, AttemptOutcome.FAIL, null, report.getMessage(), backoff, now);
             case RELEASE ->
                 AttemptEndings.released(job, delayMs == null ? 0 : delayMs, report.getMessage(), backoff, now);

@@ -238,6 +238,25 @@ public abstract class PullContract {
         assertThat(reserved("{\"services\":[\"" + s + "\"],\"waitMs\":5000}")).hasSize(1);
     }
 
+    /** beanstalkd's release with a delay: the consumer's retryAfterMs is the delay, even below the backoff. */
+    @Test
+    void aRetryWithRetryAfterMsIsDueAgainAfterExactlyThatDelay() {
+        String s = pullService("\"backoff\":{\"initialMs\":5000}");
+        String id = submit(s, 0);
+        reserved("{\"services\":[\"" + s + "\"]}");
+        long before = System.currentTimeMillis();
+        assertThat(result(id, 1, "RETRY", ",\"retryAfterMs\":300").status()).isEqualTo(200);
+        long after = System.currentTimeMillis();
+        assertThat(NodeFixture.epochMs(f.job(id).get("fireAt"))).isBetween(before + 300, after + 300);
+        List<JsonNode> again = reserved("{\"services\":[\"" + s + "\"],\"waitMs\":3000}");
+        assertThat(again).extracting(r -> r.get("attempt").asInt()).containsExactly(2);
+        // and later than the backoff when asked
+        before = System.currentTimeMillis();
+        assertThat(result(id, 2, "RETRY", ",\"retryAfterMs\":60000").status()).isEqualTo(200);
+        after = System.currentTimeMillis();
+        assertThat(NodeFixture.epochMs(f.job(id).get("fireAt"))).isBetween(before + 60_000, after + 60_000);
+    }
+
     @Test
     void aLapsedTtrIsATimeoutAndTheNextAttemptGoesToTheNextConsumerWhileAStaleAckIsRefused() {
         String s = pullService("\"backoff\":{\"initialMs\":100}");

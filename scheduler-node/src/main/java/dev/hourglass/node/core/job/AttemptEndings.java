@@ -68,6 +68,12 @@ public final class AttemptEndings {
         return result(job, outcome, message, null, now, next);
     }
 
+    /** A pull consumer's RETRY with its own delay ({@link RetryPolicy#afterConsumerRetry}). */
+    public static AttemptResult retriedByConsumer(Job job, long retryAfterMs, String message, long now) {
+        NextStep next = RetryPolicy.afterConsumerRetry(job.budget(), retryAfterMs, now);
+        return result(job, AttemptOutcome.RETRY, message, null, now, next);
+    }
+
     private static AttemptResult result(
             Job job, AttemptOutcome outcome, String message, Long firedAt, long now, NextStep next) {
         return new AttemptResult(

@@ -41,6 +41,16 @@ public final class RetryPolicy {
     }
 
     /**
+     * After a pull consumer's RETRY that says when ({@code retryAfterMs}): due again after exactly
+     * that delay, shorter or longer than the backoff (beanstalkd's {@code release} with a delay), the
+     * attempt counted. The consumer is the one that works the job; a pushed service's receiver may
+     * only ask for more than the backoff ({@link #next}).
+     */
+    public static NextStep afterConsumerRetry(AttemptBudget budget, long retryAfterMs, long now) {
+        return budget.hasAttemptsLeft() ? NextStep.retryAt(Times.plus(now, retryAfterMs)) : NextStep.failed();
+    }
+
+    /**
      * After a pull consumer's RELEASE: due again after {@code delayMs}, the attempt not spent
      * (lmstfy's {@code freeze_tries}): neither the budget left nor the next backoff step changes,
      * and {@code maxAttempts} stays what the user set. From the {@link JobBounds#MAX_ATTEMPTS}th

@@ -149,4 +149,15 @@ class RetryPolicyTest {
                 .as("the last counted attempt released at the bound fails the job")
                 .isEqualTo(NextStep.failed());
     }
+
+    @Test
+    void aConsumersRetryWithADelayIsDueAfterExactlyThatDelayWhileTheBudgetLasts() {
+        assertThat(RetryPolicy.afterConsumerRetry(new AttemptBudget(1, 0, 3), 200, 10_000))
+                .as("shorter than the backoff")
+                .isEqualTo(NextStep.retryAt(10_200));
+        assertThat(RetryPolicy.afterConsumerRetry(new AttemptBudget(2, 0, 3), 0, 10_000))
+                .isEqualTo(NextStep.retryAt(10_000));
+        assertThat(RetryPolicy.afterConsumerRetry(new AttemptBudget(3, 0, 3), 200, 10_000))
+                .isEqualTo(NextStep.failed());
+    }
 }
