@@ -55,6 +55,9 @@ public final class ScheduleCommands {
 
     private final ScheduleStore store;
     private final JobManager jobs;
+    /** The longest cron expression kept (the column's width). */
+    static final int MAX_CRON_LENGTH = 255;
+
     private final CronSyntax cronSyntax;
     private final ShardPlacement placement;
     private final Consumer<Schedule> passNow;
@@ -211,6 +214,9 @@ public final class ScheduleCommands {
         if (spec.cron() == null && spec.every() == null) {
             throw HourglassException.invalid("cron", "cron or every is required");
         }
+        if (spec.cron() != null && spec.cron().trim().length() > MAX_CRON_LENGTH) {
+            throw HourglassException.invalid("cron", "cron must be at most " + MAX_CRON_LENGTH + " characters");
+        }
         if (spec.cron() != null && spec.every() != null) {
             throw HourglassException.invalid("every", "give cron or every, not both");
         }
@@ -283,7 +289,9 @@ public final class ScheduleCommands {
                 paused ? null : now,
                 null,
                 null,
-                now,
+                // a replace keeps the creation time, the anchor of an interval without startAt: a
+                // PUT of the same body again neither fires at once nor moves the series
+                existing.map(Schedule::createdAt).orElse(now),
                 now);
         Series series;
         try {
@@ -293,6 +301,11 @@ public final class ScheduleCommands {
         }
         if (spec.cron() != null && series.recurrence().firstAfter(now).isEmpty()) {
             throw HourglassException.invalid("cron", "the cron expression never fires: " + spec.cron());
+        }
+        if (spec.endAt() != null && series.firstAfter(now - 1).isEmpty()) {
+            // a window that has closed, or holds no occurrence from now on: a schedule that would
+            // never submit a job is a mistake, not a definition
+            throw HourglassException.invalid("endAt", "the schedule has no occurrence from now until endAt");
         }
         return s;
     }

@@ -163,6 +163,36 @@ abstract class ScheduleContract {
         assertThat(listed).contains("report").isSorted();
     }
 
+    /**
+     * A replace keeps the creation time, from which an interval without startAt counts: the same
+     * body PUT again fires nothing at once and leaves the series where it was (until 2026-11-28
+     * each replace re-anchored it at the replace, with a job at once). A schedule read is accepted
+     * back as it is.
+     */
+    @Test
+    void aReplaceKeepsTheIntervalsAnchorAndAScheduleReadIsAcceptedBack() throws Exception {
+        String body = "{\"service\":\"" + service + "\",\"every\":\"PT1M\"}";
+        Answer first = put("anchored", body);
+        assertThat(first.status()).as(first.text()).isEqualTo(200);
+        long created = NodeFixture.epochMs(first.json().get("createdAt"));
+        Thread.sleep(1_500);
+        Answer again = put("anchored", body);
+        assertThat(again.status()).as(again.text()).isEqualTo(200);
+        assertThat(NodeFixture.epochMs(again.json().get("createdAt"))).isEqualTo(created);
+        again.json().get("nextFireTimes").forEach(t -> assertThat((NodeFixture.epochMs(t) - created) % 60_000)
+                .as("on the first PUT's minute grid: " + t)
+                .isZero());
+        JsonNode jobs =
+                f.app.get("/api/v1/jobs?schedule=anchored&limit=100").json().get("items");
+        assertThat(jobs).isNotEmpty();
+        jobs.forEach(j -> assertThat((NodeFixture.epochMs(j.get("fireAt")) - created) % 60_000)
+                .as("no occurrence at the second PUT: " + j)
+                .isZero());
+        Answer readBack =
+                put("anchored", f.app.get("/api/v1/schedules/anchored").text());
+        assertThat(readBack.status()).as(readBack.text()).isEqualTo(200);
+    }
+
     @Test
     void badInputIsA400NamingTheFieldAndStoresNothing() {
         String s = "\"service\":\"" + service + "\"";
@@ -186,6 +216,18 @@ abstract class ScheduleContract {
         cases.put("{\"service\":\"nope\",\"every\":\"PT1M\"}", "service");
         cases.put("{" + s + ",\"every\":\"PT1M\",\"attributes\":{\"hourglass-x\":\"1\"}}", "attributes");
         cases.put("{" + s + ",\"every\":\"PT1M\",\"maxAttempts\":0}", "maxAttempts");
+        // valid, but longer than a schedule's cron may be (it was a 500 from the database)
+        StringBuilder everySecond = new StringBuilder("0");
+        for (int i = 1; i < 60; i++) {
+            everySecond.append(',').append(i);
+        }
+        cases.put("{" + s + ",\"cron\":\"" + everySecond + " " + everySecond + " * * * *\"}", "cron");
+        // windows with no occurrence left
+        cases.put("{" + s + ",\"every\":\"PT1M\",\"endAt\":\"2020-01-01T00:00:00Z\"}", "endAt");
+        cases.put(
+                "{" + s + ",\"cron\":\"0 0 0 1 1 *\",\"endAt\":\""
+                        + java.time.Instant.now().plus(Duration.ofDays(1)) + "\"}",
+                "endAt");
         for (Map.Entry<String, String> c : cases.entrySet()) {
             Answer a = put("bad", c.getKey());
             assertThat(a.status()).as(c.getKey() + " → " + a.text()).isEqualTo(400);

@@ -37,6 +37,7 @@ public final class ScheduleRoutes implements RouteGroup {
             "expireAfterMs",
             // what a read shows: a schedule read and sent back as it is is accepted
             "pausedAt",
+            "shard",
             "generation",
             "nextFireTimes",
             "lastOccurrence",
