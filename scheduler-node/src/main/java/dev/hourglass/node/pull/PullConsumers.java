@@ -463,6 +463,24 @@ public final class PullConsumers implements PulledJobSignals {
     }
 
     /**
+     * How far ahead of a due time the service's jobs are reserved for the waiters here: none for a
+     * rate-limited service. Its tokens are taken when a reservation is made, so jobs reserved ahead
+     * of a due time they share would all start at it: up to the burst and a lead's worth of tokens
+     * more at one instant than the rate allows. Its consumers are then served at the due time by a
+     * reserve, a transaction later, which is within the rate's own spacing of its jobs.
+     */
+    private long leadOf(String serviceKey) {
+        if (settings.reserveAheadMs() == 0) {
+            return 0;
+        }
+        try {
+            return services.isRateLimited(serviceKey) ? 0 : settings.reserveAheadMs();
+        } catch (RuntimeException e) {
+            return 0; // unreadable: reserving at the due time is right for any service
+        }
+    }
+
+    /**
      * Services resumed (through any node): their waiters are served now, not only when the watcher
      * next looks.
      */
@@ -491,7 +509,7 @@ public final class PullConsumers implements PulledJobSignals {
             seenDue(serviceKey, dueAt);
             reservesUnderWay.getOrDefault(serviceKey, List.of()).forEach(r -> r.madeDue(dueAt));
             if (waiting.containsKey(serviceKey)) {
-                planWake(serviceKey, dueAt - settings.reserveAheadMs());
+                planWake(serviceKey, dueAt - leadOf(serviceKey));
             }
         }
     }
@@ -547,12 +565,13 @@ public final class PullConsumers implements PulledJobSignals {
             // a due time whose reserve ahead has come was served (by the serve that plans this, or
             // by the first reserve of a waiter that came after it); one within what the last
             // reserve ahead took all of needs none
-            long served = Math.max(now + settings.reserveAheadMs(), heldThrough.getOrDefault(key, Long.MIN_VALUE));
+            long lead = leadOf(key);
+            long served = Math.max(now + lead, heldThrough.getOrDefault(key, Long.MIN_VALUE));
             ahead.headSet(served, true).clear();
             if (ahead.isEmpty()) {
                 knownDue.remove(key);
-            } else if (hasWaiters && ahead.first() - settings.reserveAheadMs() > after) {
-                next = Math.min(next, ahead.first() - settings.reserveAheadMs());
+            } else if (hasWaiters && ahead.first() - lead > after) {
+                next = Math.min(next, ahead.first() - lead);
             }
         }
         if (next != Long.MAX_VALUE) {
@@ -663,7 +682,7 @@ public final class PullConsumers implements PulledJobSignals {
                     if (dueAt != null) {
                         seenDue(key, dueAt);
                         if (waiting.containsKey(key)) {
-                            planWake(key, dueAt - settings.reserveAheadMs());
+                            planWake(key, dueAt - leadOf(key));
                         }
                     }
                 }
@@ -898,8 +917,10 @@ public final class PullConsumers implements PulledJobSignals {
             return false;
         }
         synchronized (lock) {
-            return r.keys().stream()
-                    .allMatch(k -> heldThrough.getOrDefault(k, Long.MIN_VALUE) >= now + settings.reserveAheadMs());
+            return r.keys().stream().allMatch(k -> {
+                long lead = leadOf(k);
+                return lead > 0 && heldThrough.getOrDefault(k, Long.MIN_VALUE) >= now + lead;
+            });
         }
     }
 
@@ -909,8 +930,6 @@ public final class PullConsumers implements PulledJobSignals {
      * many as the waiters here with the same TTR ask, and held for them.
      */
     private List<ReservationStore.HeldJob> reserveFor(Request r, long at) {
-        long lead = settings.reserveAheadMs();
-        long horizon = at + 2 * lead;
         List<ReservationStore.HeldJob> dueNow = new ArrayList<>();
         for (String service : r.services()) {
             if (dueNow.size() >= r.max()) {
@@ -920,6 +939,8 @@ public final class PullConsumers implements PulledJobSignals {
             if (paused(key)) {
                 continue; // starts nothing: the database would refuse it too, under the row's lock
             }
+            long lead = leadOf(key);
+            long horizon = at + 2 * lead;
             int wanted = lead > 0 ? demand(key, r) : r.max() - dueNow.size();
             ReserveUnderWay underWay = new ReserveUnderWay();
             synchronized (lock) {

@@ -160,7 +160,13 @@ class PullConsumersTest {
                     null,
                     null,
                     T0,
-                    T0));
+                    T0,
+                    // "rated…": a rate-limited service
+                    name.startsWith("rated")
+                            ? new dev.hourglass.node.core.service.FlowControl(
+                                    new dev.hourglass.node.core.service.FlowControl.RateLimit(100, 10), null)
+                            : null,
+                    null));
         }
 
         @Override
@@ -457,6 +463,30 @@ class PullConsumersTest {
         assertThat(waiting).isCompleted();
         assertThat(waiting.join()).extracting(Job::id).containsExactly(1L);
         assertThat(store.reserves).as("handed out from memory").isEqualTo(before + 1);
+    }
+
+    /**
+     * A rate-limited service is not reserved ahead: its tokens are taken when a reservation is
+     * made, so jobs taken ahead of a due time they share would all start at it, more at one
+     * instant than its burst.
+     */
+    @Test
+    void aRateLimitedServiceIsReservedAtTheDueTimeNotAhead() {
+        reservingAhead();
+        CompletableFuture<List<Job>> waiting = reserve(10_000, "rated");
+        time.runDue();
+        int before = store.reserves;
+        store.readyAt("rated", 1, T0 + 500);
+        pull.due(Job.serviceKey(APP, "rated"), T0 + 500);
+        time.advanceTo(T0 + 499);
+        assertThat(store.reserves).as("nothing reserved before its due time").isEqualTo(before);
+        assertThat(waiting).isNotDone();
+        time.advanceTo(T0 + 500);
+        assertThat(store.reserves).isEqualTo(before + 1);
+        assertThat(store.horizons.get(store.horizons.size() - 1))
+                .as("what is due now only")
+                .isEqualTo(T0 + 500);
+        assertThat(waiting.join()).extracting(Job::id).containsExactly(1L);
     }
 
     @Test

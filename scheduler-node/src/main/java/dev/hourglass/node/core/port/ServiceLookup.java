@@ -43,4 +43,9 @@ public interface ServiceLookup {
     default boolean isPaused(String serviceKey) {
         return findByKey(serviceKey).map(ServiceDefinition::paused).orElse(false);
     }
+
+    /** Whether the service has a rate limit (one not known here yet is read once; an unknown one has none). */
+    default boolean isRateLimited(String serviceKey) {
+        return findByKey(serviceKey).map(s -> s.flow().rateLimit() != null).orElse(false);
+    }
 }
