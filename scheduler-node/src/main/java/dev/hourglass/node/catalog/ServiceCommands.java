@@ -216,21 +216,7 @@ public final class ServiceCommands {
         if (target.equals(name)) {
             throw HourglassException.invalid("deadLetter", "a service cannot be its own dead letter");
         }
-        // read from the database, not this node's memory: a dead letter given to the target through
-        // another node a moment ago must be seen (two PUTs at the very same moment can still cross:
-        // a letter is never dead-lettered again, see DeadLetterOffice)
-        ServiceDefinition letters = catalog.findStored(app, target)
-                .orElseThrow(() -> HourglassException.invalid(
-                        "deadLetter", "deadLetter must name a service of the same app: " + target + " not found"));
-        if (letters.flow().deadLetter() != null) {
-            throw HourglassException.conflict("service " + target + " has a dead letter of its own ("
-                    + letters.flow().deadLetter().service() + "): a dead letter cannot have one");
-        }
-        List<String> namedBy = catalog.deadLetterOf(app, name);
-        if (!namedBy.isEmpty()) {
-            throw HourglassException.conflict(
-                    "service " + name + " is the dead letter of " + namedBy + ": a dead letter cannot have one");
-        }
+        // the request's own fields first: one wrong in itself is a 400 whatever the services are
         Set<JobState> on = EnumSet.noneOf(JobState.class);
         if (spec.deadLetterOn() == null) {
             on.add(JobState.FAILED);
@@ -247,6 +233,21 @@ public final class ServiceCommands {
             if (on.isEmpty()) {
                 throw HourglassException.invalid("deadLetterOn", "deadLetterOn lists FAILED and/or EXPIRED");
             }
+        }
+        // read from the database, not this node's memory: a dead letter given to the target through
+        // another node a moment ago must be seen (two PUTs at the very same moment can still cross:
+        // a letter is never dead-lettered again, see DeadLetterOffice)
+        ServiceDefinition letters = catalog.findStored(app, target)
+                .orElseThrow(() -> HourglassException.invalid(
+                        "deadLetter", "deadLetter must name a service of the same app: " + target + " not found"));
+        if (letters.flow().deadLetter() != null) {
+            throw HourglassException.conflict("service " + target + " has a dead letter of its own ("
+                    + letters.flow().deadLetter().service() + "): a dead letter cannot have one");
+        }
+        List<String> namedBy = catalog.deadLetterOf(app, name);
+        if (!namedBy.isEmpty()) {
+            throw HourglassException.conflict(
+                    "service " + name + " is the dead letter of " + namedBy + ": a dead letter cannot have one");
         }
         return new FlowControl.DeadLetter(target, on);
     }

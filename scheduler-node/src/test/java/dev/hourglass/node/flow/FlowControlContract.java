@@ -364,6 +364,12 @@ abstract class FlowControlContract {
         assertThat(f.app.put("/api/v1/services/" + other, target + ",\"deadLetter\":\"" + svc + "\"}")
                         .status())
                 .isEqualTo(409);
+        // a request wrong in itself is a 400 before the chain it would make is a 409
+        Answer wrongAndChained = f.app.put(
+                "/api/v1/services/" + other,
+                target + ",\"deadLetter\":\"" + svc + "\",\"deadLetterOn\":[\"CANCELED\"]}");
+        assertThat(wrongAndChained.status()).as(wrongAndChained.text()).isEqualTo(400);
+        assertThat(wrongAndChained.errorField()).isEqualTo("deadLetterOn");
         Answer delete = f.app.delete("/api/v1/services/" + letters);
         assertThat(delete.status()).as("still the dead letter of " + svc).isEqualTo(409);
         assertThat(f.app.post("/api/v1/services/nobody/pause", "").status()).isEqualTo(404);
