@@ -83,7 +83,12 @@ public final class ScheduleCommands {
     }
 
     /** A schedule with what a read shows beside it. */
-    public record View(Schedule schedule, List<Long> nextFireTimes, Job lastJob) {}
+    /**
+     * A schedule as read: its next fire times, and its last occurrence that came (at or before the
+     * read) with the job submitted for it, if any.
+     */
+    public record View(
+            Schedule schedule, List<Long> nextFireTimes, Long lastOccurrenceAt, Long lastJobId, Job lastJob) {}
 
     public View put(String app, String name, ScheduleSpec spec) {
         Names.requireName("name", name);
@@ -165,17 +170,27 @@ public final class ScheduleCommands {
     }
 
     private View view(Schedule s) {
+        long now = clock.millis();
         // from now, or from startAt if later (the series starts there)
-        List<Long> next = seriesOf(s, cronSyntax).next(clock.millis(), NEXT_FIRE_TIMES);
+        List<Long> next = seriesOf(s, cronSyntax).next(now, NEXT_FIRE_TIMES);
+        // the last occurrence that came: jobs are submitted ahead, so the one submitted last may
+        // still be to come (the next of a daily cron, or 30 s ahead of a frequent one)
+        Long lastAt = s.lastOccurrenceAt();
+        Long lastJobId = s.lastJobId();
+        if (lastAt == null || lastAt > now) {
+            Optional<ScheduleStore.SubmittedOccurrence> came = store.lastSubmittedAtOrBefore(s, now);
+            lastAt = came.map(ScheduleStore.SubmittedOccurrence::occurrenceAt).orElse(null);
+            lastJobId = came.map(ScheduleStore.SubmittedOccurrence::jobId).orElse(null);
+        }
         Job last = null;
-        if (s.lastJobId() != null) {
+        if (lastJobId != null) {
             try {
-                last = jobs.get(Caller.ofApp(s.app()), s.lastJobId());
+                last = jobs.get(Caller.ofApp(s.app()), lastJobId);
             } catch (HourglassException gone) {
                 // deleted by retention: the time and the id are still shown
             }
         }
-        return new View(s, next, last);
+        return new View(s, next, lastAt, lastJobId, last);
     }
 
     static JobTemplate templateOf(Schedule s) {

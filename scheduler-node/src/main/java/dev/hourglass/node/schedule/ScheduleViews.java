@@ -34,8 +34,8 @@ public final class ScheduleViews {
                 .setTimeoutMs(s.timeoutMs())
                 .setExpireAfterMs(s.expireAfterMs())
                 .setGeneration(s.generation())
-                .setLastOccurrenceAt(instant(s.lastOccurrenceAt()))
-                .setLastJobId(s.lastJobId() == null ? null : Long.toString(s.lastJobId()))
+                .setLastOccurrenceAt(instant(view.lastOccurrenceAt()))
+                .setLastJobId(view.lastJobId() == null ? null : Long.toString(view.lastJobId()))
                 .setLastJobState(view.lastJob() == null ? null : view.lastJob().state())
                 .setCreatedAt(Instant.ofEpochMilli(s.createdAt()))
                 .setUpdatedAt(Instant.ofEpochMilli(s.updatedAt()));

@@ -100,12 +100,12 @@ final class Json {
         n.put("generation", s.generation());
         ArrayNode next = n.putArray("nextFireTimes");
         view.nextFireTimes().forEach(t -> next.add(time(t)));
-        if (s.lastOccurrenceAt() == null) {
+        if (view.lastOccurrenceAt() == null) {
             n.putNull("lastOccurrence");
         } else {
             ObjectNode last = n.putObject("lastOccurrence");
-            last.put("time", time(s.lastOccurrenceAt()));
-            last.put("jobId", s.lastJobId() == null ? null : Long.toString(s.lastJobId()));
+            last.put("time", time(view.lastOccurrenceAt()));
+            last.put("jobId", view.lastJobId() == null ? null : Long.toString(view.lastJobId()));
             last.put(
                     "state",
                     view.lastJob() == null ? null : view.lastJob().state().name());

@@ -23,6 +23,16 @@ public interface ScheduleStore {
     Optional<Schedule> find(String app, String name);
 
     /**
+     * The job of the schedule's current generation whose occurrence is the latest at or before
+     * {@code atMs}, whatever its state (FINISHED, CANCELED by a pause, ...): its occurrence time and
+     * id. Empty when no occurrence of the generation has come.
+     */
+    Optional<SubmittedOccurrence> lastSubmittedAtOrBefore(Schedule schedule, long atMs);
+
+    /** An occurrence and the job submitted for it. */
+    record SubmittedOccurrence(long occurrenceAt, long jobId) {}
+
+    /**
      * An app's schedules (all apps' when {@code app} is null) in (app, name) order, after
      * ({@code afterApp}, {@code afterName}) when given.
      */

@@ -68,6 +68,26 @@ public final class MyBatisScheduleStore implements ScheduleStore {
         }
     }
 
+    /**
+     * From the bizKey registry (its primary key, app and key): the keys of a generation are its
+     * prefix and an occurrence's epoch milliseconds, which have 13 digits from 2001 to 2286, so
+     * their order as text is that of the times, and [prefix, prefix + at] holds the generation's
+     * occurrences up to {@code atMs} and nothing else.
+     */
+    @Override
+    public Optional<SubmittedOccurrence> lastSubmittedAtOrBefore(Schedule schedule, long atMs) {
+        String zeroth = schedule.bizKeyOf(0);
+        String prefix = zeroth.substring(0, zeroth.length() - 1); // "sched:<name>:<generation>:"
+        try (SqlSession s = sessions.openSession(true)) {
+            BizKeyRow row = s.getMapper(ScheduleMapper.class).lastBizKeyWithin(schedule.app(), prefix, prefix + atMs);
+            if (row == null) {
+                return Optional.empty();
+            }
+            return Optional.of(
+                    new SubmittedOccurrence(Long.parseLong(row.bizKey.substring(prefix.length())), row.jobId));
+        }
+    }
+
     @Override
     public List<Schedule> list(String app, String afterApp, String afterName, int limit) {
         try (SqlSession s = sessions.openSession(true)) {

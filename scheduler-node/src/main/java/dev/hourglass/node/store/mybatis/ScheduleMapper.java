@@ -11,6 +11,9 @@ public interface ScheduleMapper {
 
     ScheduleRow find(@Param("app") String app, @Param("name") String name);
 
+    /** The registry's row of the greatest bizKey in [from, to]: keys of one prefix, by their number. */
+    BizKeyRow lastBizKeyWithin(@Param("app") String app, @Param("from") String from, @Param("to") String to);
+
     ScheduleRow lock(@Param("app") String app, @Param("name") String name);
 
     List<ScheduleRow> list(
