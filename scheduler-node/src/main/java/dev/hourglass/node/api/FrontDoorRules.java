@@ -39,14 +39,16 @@ public final class FrontDoorRules {
     }
 
     /**
-     * The app a call acts on: an app token's own app (naming another is PERMISSION_DENIED), or the
-     * app the admin names, which must exist. An admin naming none, or a blank name, is
+     * The app a call acts on: an app token's own app (naming another is NOT_FOUND, whether or not
+     * it exists: another app's things are 404s, and an app's existence leaks no more than they do),
+     * or the app the admin names, which must exist. An admin naming none, or a blank name, is
      * INVALID_ARGUMENT on {@code app}; {@code howToName} says how to name one on this door.
      */
     public String actingApp(Caller caller, String named, String howToName) {
         if (!caller.isAdmin()) {
             if (named != null && !named.equals(caller.app())) {
-                throw new HourglassException(ErrorCode.PERMISSION_DENIED, "an app token acts on its own app only");
+                throw HourglassException.notFound(
+                        "app " + named + " not found (an app token acts on its own app only)");
             }
             return caller.app();
         }

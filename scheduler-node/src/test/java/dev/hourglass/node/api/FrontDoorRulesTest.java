@@ -32,8 +32,8 @@ class FrontDoorRulesTest {
         assertThat(rules.actingApp(shop, "shop", "?app=NAME")).isEqualTo("shop");
         for (String other : new String[] {"bank", "", " ", "nobody"}) {
             assertThat(refusal(() -> rules.actingApp(shop, other, "?app=NAME")).code())
-                    .as("an app token naming '%s'", other)
-                    .isEqualTo(ErrorCode.PERMISSION_DENIED);
+                    .as("an app token naming '%s': another app's, a 404 whether or not it exists", other)
+                    .isEqualTo(ErrorCode.NOT_FOUND);
         }
     }
 

@@ -345,7 +345,14 @@ class BadInputIT {
         ApiClient.Answer foreignService = other.post("/api/v1/jobs", "{\"service\":\"" + service + "\",\"delayMs\":5}");
         assertThat(foreignService.status()).isEqualTo(400);
         assertThat(foreignService.errorField()).isEqualTo("service");
-        assertThat(other.get("/api/v1/jobs?app=shop").status()).isEqualTo(403);
+        // naming another app is acting on it: a 404 like its jobs and services (a 403 until 2026-11-28)
+        assertThat(other.get("/api/v1/jobs?app=shop").status()).isEqualTo(404);
+        assertThat(other.get("/api/v1/jobs?app=no-such-app").status()).isEqualTo(404);
+        assertThat(other.post("/api/v1/services/" + service + "/pause?app=shop", "")
+                        .status())
+                .isEqualTo(404);
+        assertThat(f.app.get("/api/v1/services/" + service).json().get("paused").asBoolean())
+                .isFalse();
         assertThat(f.state(id)).isEqualTo("DELAYED");
     }
 
