@@ -102,6 +102,7 @@ public final class ServiceCatalog implements ServiceLookup {
     }
 
     /** The service as stored now (not as remembered), remembered again. */
+    @Override
     public Optional<ServiceDefinition> findStored(String app, String name) {
         Optional<ServiceDefinition> stored = repository.find(app, name);
         stored.ifPresent(this::remember);

@@ -280,7 +280,10 @@ public final class ServiceCommands {
     }
 
     public ServiceDefinition get(String app, String name) {
-        return catalog.find(app, name).orElseThrow(() -> HourglassException.notFound("service " + name + " not found"));
+        // as stored: a pause through another node a moment ago shows (this node's memory of the
+        // services may be up to half a second behind)
+        return catalog.findStored(app, name)
+                .orElseThrow(() -> HourglassException.notFound("service " + name + " not found"));
     }
 
     private Protocol protocol(String value) {

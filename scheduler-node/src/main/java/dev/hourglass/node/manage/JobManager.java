@@ -431,7 +431,8 @@ public final class JobManager {
      */
     public Job fireNow(Caller caller, long id) {
         Job current = get(caller, id);
-        if (catalog.find(current.app(), current.service())
+        // as stored, not as this node remembers it: a pause through another node a moment ago counts
+        if (catalog.findStored(current.app(), current.service())
                 .map(ServiceDefinition::paused)
                 .orElse(false)) {
             throw HourglassException.conflict(

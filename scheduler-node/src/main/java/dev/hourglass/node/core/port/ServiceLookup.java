@@ -20,6 +20,15 @@ public interface ServiceLookup {
     }
 
     /**
+     * The service as stored now, read from the database (and remembered): for the management calls
+     * that must not answer from a memory up to half a second behind a change made through another
+     * node (a pause). Not for the firing path.
+     */
+    default Optional<ServiceDefinition> findStored(String app, String name) {
+        return find(app, name);
+    }
+
+    /**
      * Keys of the PULL services known here: their jobs are their consumers' to reserve, never the
      * engine's to load or send.
      */
