@@ -4,8 +4,8 @@ import dev.hourglass.api.CallbackStatus;
 import java.util.Objects;
 
 /**
- * What a {@link PullHandler} says of one reservation: SUCCESS, RETRY (optionally not before {@code
- * retryAfterMs}), FAIL (no more attempts), or RELEASE (back to the queue after {@code delayMs}
+ * What a {@link PullHandler} says of one reservation: SUCCESS, RETRY (optionally after exactly
+ * {@code retryAfterMs}), FAIL (no more attempts), or RELEASE (back to the queue after {@code delayMs}
  * without using an attempt: for a job this consumer cannot run now). Immutable.
  */
 public final class PullResult {
@@ -31,7 +31,10 @@ public final class PullResult {
         return new PullResult(CallbackStatus.RETRY, message, null, null);
     }
 
-    /** RETRY, and the next attempt not before {@code retryAfterMs} (the service's backoff may wait longer). */
+    /**
+     * RETRY, the job due again after exactly {@code retryAfterMs}, shorter or longer than the
+     * service's backoff (beanstalkd's release with a delay); the attempt counts.
+     */
     public static PullResult retryAfter(long retryAfterMs, String message) {
         return new PullResult(CallbackStatus.RETRY, message, retryAfterMs, null);
     }

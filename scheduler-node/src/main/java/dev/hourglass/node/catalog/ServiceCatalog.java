@@ -101,12 +101,22 @@ public final class ServiceCatalog implements ServiceLookup {
         return stored;
     }
 
-    /** The service as stored now (not as remembered), remembered again. */
+    /**
+     * The service as stored now (not as remembered). Not remembered either: a read that a refresh
+     * overtakes would put an older copy back over the refresh's (a pause forgotten until the next
+     * full reload, its jobs sent meanwhile); memory changes through the refresh and this node's own
+     * writes only.
+     */
     @Override
     public Optional<ServiceDefinition> findStored(String app, String name) {
-        Optional<ServiceDefinition> stored = repository.find(app, name);
-        stored.ifPresent(this::remember);
-        return stored;
+        return repository.find(app, name);
+    }
+
+    /** From memory only (asked under the pull consumers' lock): a service not known here has none. */
+    @Override
+    public boolean isRateLimited(String serviceKey) {
+        ServiceDefinition cached = byKey.get(serviceKey);
+        return cached != null && cached.flow().rateLimit() != null;
     }
 
     /** The services of {@code app} whose dead letter is {@code name}, as stored. */

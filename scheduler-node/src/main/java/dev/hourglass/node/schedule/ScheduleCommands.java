@@ -173,15 +173,12 @@ public final class ScheduleCommands {
         long now = clock.millis();
         // from now, or from startAt if later (the series starts there)
         List<Long> next = seriesOf(s, cronSyntax).next(now, NEXT_FIRE_TIMES);
-        // the last occurrence that came: jobs are submitted ahead, so the one submitted last may
-        // still be to come (the next of a daily cron, or 30 s ahead of a frequent one)
-        Long lastAt = s.lastOccurrenceAt();
-        Long lastJobId = s.lastJobId();
-        if (lastAt == null || lastAt > now) {
-            Optional<ScheduleStore.SubmittedOccurrence> came = store.lastSubmittedAtOrBefore(s, now);
-            lastAt = came.map(ScheduleStore.SubmittedOccurrence::occurrenceAt).orElse(null);
-            lastJobId = came.map(ScheduleStore.SubmittedOccurrence::jobId).orElse(null);
-        }
+        // the last occurrence of this generation that came: jobs are submitted ahead, so the one
+        // submitted last may still be to come (the next of a daily cron, or 30 s ahead of a
+        // frequent one), and after a replace while paused it is the old generation's
+        Optional<ScheduleStore.SubmittedOccurrence> came = store.lastSubmittedAtOrBefore(s, now);
+        Long lastAt = came.map(ScheduleStore.SubmittedOccurrence::occurrenceAt).orElse(null);
+        Long lastJobId = came.map(ScheduleStore.SubmittedOccurrence::jobId).orElse(null);
         Job last = null;
         if (lastJobId != null) {
             try {

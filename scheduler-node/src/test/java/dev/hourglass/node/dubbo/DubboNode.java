@@ -66,20 +66,26 @@ public final class DubboNode implements AutoCloseable {
 
     /** Direct URL, no retries, the token set by hand as an attachment; calls time out after {@code timeoutMs}. */
     public PlainClient plainClient(String name, int timeoutMs) {
-        FrameworkModel framework = new FrameworkModel();
-        LoggerFactory.setLoggerAdapter(framework, "slf4j");
-        DubboBootstrap bootstrap = DubboBootstrap.newInstance(framework);
+        DubboBootstrap bootstrap = clientBootstrap(name);
         ApplicationModel model = bootstrap.getApplicationModel();
-        ApplicationConfig application = new ApplicationConfig(model, name);
-        application.setQosEnable(false);
-        application.setMetadataType("local");
         ReferenceConfig<DelayJobService> reference = new ReferenceConfig<>(model.getDefaultModule());
         reference.setInterface(DelayJobService.class);
         reference.setUrl(directUrl());
         reference.setRetries(0);
         reference.setTimeout(timeoutMs);
-        bootstrap.application(application).reference(reference).start();
+        bootstrap.reference(reference).start();
         return new PlainClient(bootstrap, reference.get());
+    }
+
+    /** A Dubbo bootstrap of its own, its application named {@code name}. */
+    private static DubboBootstrap clientBootstrap(String name) {
+        FrameworkModel framework = new FrameworkModel();
+        LoggerFactory.setLoggerAdapter(framework, "slf4j");
+        DubboBootstrap bootstrap = DubboBootstrap.newInstance(framework);
+        ApplicationConfig application = new ApplicationConfig(bootstrap.getApplicationModel(), name);
+        application.setQosEnable(false);
+        application.setMetadataType("local");
+        return bootstrap.application(application);
     }
 
     /**
@@ -87,13 +93,8 @@ public final class DubboNode implements AutoCloseable {
      * at Dubbo's default (timeout 1 s, failover with two retries), as a client written in a hurry.
      */
     public PlainClient registryClient(String name) {
-        FrameworkModel framework = new FrameworkModel();
-        LoggerFactory.setLoggerAdapter(framework, "slf4j");
-        DubboBootstrap bootstrap = DubboBootstrap.newInstance(framework);
+        DubboBootstrap bootstrap = clientBootstrap(name);
         ApplicationModel model = bootstrap.getApplicationModel();
-        ApplicationConfig application = new ApplicationConfig(model, name);
-        application.setQosEnable(false);
-        application.setMetadataType("local");
         RegistryConfig registry = new RegistryConfig(model, registry());
         registry.setUseAsConfigCenter(false);
         registry.setUseAsMetadataCenter(false);
@@ -103,11 +104,7 @@ public final class DubboNode implements AutoCloseable {
         reference.setCheck(true); // start only once the node's provider is found
         // the node registers per interface (Dubbo 2's way), and so its clients subscribe
         reference.setParameters(java.util.Map.of("migration.step", "FORCE_INTERFACE"));
-        bootstrap
-                .application(application)
-                .registry(registry)
-                .reference(reference)
-                .start();
+        bootstrap.registry(registry).reference(reference).start();
         return new PlainClient(bootstrap, reference.get());
     }
 

@@ -20,7 +20,7 @@ public interface ServiceLookup {
     }
 
     /**
-     * The service as stored now, read from the database (and remembered): for the management calls
+     * The service as stored now, read from the database (not remembered): for the management calls
      * that must not answer from a memory up to half a second behind a change made through another
      * node (a pause). Not for the firing path.
      */
@@ -53,7 +53,7 @@ public interface ServiceLookup {
         return findByKey(serviceKey).map(ServiceDefinition::paused).orElse(false);
     }
 
-    /** Whether the service has a rate limit (one not known here yet is read once; an unknown one has none). */
+    /** Whether the service has a rate limit, as this node knows it (one not known here has none). */
     default boolean isRateLimited(String serviceKey) {
         return findByKey(serviceKey).map(s -> s.flow().rateLimit() != null).orElse(false);
     }
