@@ -287,6 +287,26 @@ public abstract class ReservationContract {
         assertThat(reserved.attempts()).isEqualTo(1);
     }
 
+    /** A reservation made by a node before V14 has no start on its job: its open log row has it. */
+    @Test
+    void aTouchOfAReservationMadeBeforeV14CountsItsLifeFromItsOpenLogRow() throws Exception {
+        Job j = stored("touch-old", T0 - 10);
+        reserve(app, List.of("touch-old"), 1, 5_000L, "n1", T0);
+        try (org.apache.ibatis.session.SqlSession s = db.sessions().openSession(true);
+                java.sql.Statement st = s.getConnection().createStatement()) {
+            st.executeUpdate("UPDATE job_delay_task SET started_at = NULL WHERE id = " + j.id());
+            st.executeUpdate("INSERT INTO job_delay_task_execlog (job_id, attempt, node, fire_at, fired_at, app,"
+                    + " service) VALUES (" + j.id() + ", 1, 'n1', " + (T0 - 10) + ", " + (T0 - 5_000) + ", '" + app
+                    + "', 'touch-old')");
+        }
+        assertThat(reservations.touch(j.id(), 1, HOUR, 12 * HOUR, T0 + 12 * HOUR - 10_000))
+                .as("capped at the time its log row says + its life")
+                .contains(T0 - 5_000 + 12 * HOUR);
+        assertThat(reservations.touch(j.id(), 1, 20_000, 12 * HOUR, T0 + 12 * HOUR - 4_000))
+                .as("past that life: not renewed")
+                .isEmpty();
+    }
+
     @Test
     void aLapsedReservationTimesOutAndIsReservedAgainAsTheNextAttemptWhileAStaleResultChangesNothing() {
         Job j = stored("ttr", T0 - 10);

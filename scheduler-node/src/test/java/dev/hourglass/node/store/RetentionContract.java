@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.hourglass.api.JobState;
 import dev.hourglass.node.core.job.AttemptOutcome;
 import dev.hourglass.node.core.job.AttemptResult;
+import dev.hourglass.node.core.job.Execution;
 import dev.hourglass.node.core.job.Job;
 import dev.hourglass.node.core.job.NextStep;
 import dev.hourglass.node.core.port.AttemptHolders;
@@ -231,10 +232,9 @@ public abstract class RetentionContract {
         return owners.isEmpty() ? null : owners.get(0);
     }
 
+    /** The job's attempts as its execution log shows them: the log's rows and the attempt in flight. */
     protected List<Integer> attemptNumbers(long jobId) {
-        return longs("SELECT attempt FROM job_delay_task_execlog WHERE job_id = ? ORDER BY attempt", jobId).stream()
-                .map(Long::intValue)
-                .toList();
+        return jobs.executions(jobId).stream().map(Execution::attempt).toList();
     }
 
     protected void sql(String... statements) {

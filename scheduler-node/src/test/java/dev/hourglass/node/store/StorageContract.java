@@ -197,6 +197,95 @@ public abstract class StorageContract {
     }
 
     @Test
+    void anAttemptsLogRowIsWrittenOnceWhenItEndsAndTheAttemptInFlightIsReadFromItsJob() throws Exception {
+        Job j = job(T0 + 5, null, 3);
+        jobs.insert(j);
+        attempts.claim(List.of(j.id()), "n1", T0, T0 + 10);
+        assertThat(logRows(j.id())).as("no log row while the attempt runs").isZero();
+        assertThat(jobs.executions(j.id())).singleElement().satisfies(e -> {
+            assertThat(e.attempt()).isEqualTo(1);
+            assertThat(e.node()).isEqualTo("n1");
+            assertThat(e.firedAt()).as("planned at the fire time").isEqualTo(T0 + 5);
+            assertThat(e.outcome()).isNull();
+            assertThat(e.finishedAt()).isNull();
+        });
+        attempts.record(
+                List.of(new AttemptResult(
+                        j.id(),
+                        1,
+                        AttemptOutcome.RETRY,
+                        "HTTP 503",
+                        T0 + 6,
+                        T0 + 9,
+                        NextStep.retryAt(T0 + 100),
+                        3,
+                        app + "/svc")),
+                T0 + 9);
+        assertThat(logRows(j.id())).isEqualTo(1);
+        attempts.claim(List.of(j.id()), "n2", T0 + 100, T0 + 100);
+        assertThat(jobs.executions(j.id()))
+                .satisfiesExactly(
+                        first -> {
+                            assertThat(first.outcome()).isEqualTo(AttemptOutcome.RETRY);
+                            assertThat(first.node()).isEqualTo("n1");
+                            assertThat(first.firedAt())
+                                    .as("the send time the result gave")
+                                    .isEqualTo(T0 + 6);
+                            assertThat(first.finishedAt()).isEqualTo(T0 + 9);
+                            assertThat(first.message()).isEqualTo("HTTP 503");
+                        },
+                        second -> {
+                            assertThat(second.attempt()).isEqualTo(2);
+                            assertThat(second.node()).isEqualTo("n2");
+                            assertThat(second.outcome()).isNull();
+                        });
+    }
+
+    /**
+     * An attempt claimed by a node before V14 (which opened its log row at the claim and wrote no
+     * start on the job) is closed in that row by a node of this version.
+     */
+    @Test
+    void anAttemptClaimedBeforeV14IsClosedInTheLogRowItsClaimOpened() throws Exception {
+        Job j = job(T0, null, 4);
+        jobs.insert(j);
+        attempts.claim(List.of(j.id()), "old", T0, T0);
+        sql("UPDATE job_delay_task SET started_at = NULL WHERE id = " + j.id());
+        sql("INSERT INTO job_delay_task_execlog (job_id, attempt, node, fire_at, fired_at, app, service) VALUES ("
+                + j.id() + ", 1, 'old', " + T0 + ", " + (T0 + 3) + ", '" + app + "', 'svc')");
+        assertThat(jobs.executions(j.id())).singleElement().satisfies(e -> assertThat(e.firedAt())
+                .isEqualTo(T0 + 3));
+        attempts.record(
+                List.of(new AttemptResult(
+                        j.id(), 1, AttemptOutcome.SUCCESS, null, null, T0 + 20, NextStep.finished(), 4, app + "/svc")),
+                T0 + 20);
+        assertThat(jobs.find(j.id()).orElseThrow().state()).isEqualTo(JobState.FINISHED);
+        assertThat(jobs.executions(j.id())).singleElement().satisfies(e -> {
+            assertThat(e.outcome()).isEqualTo(AttemptOutcome.SUCCESS);
+            assertThat(e.node()).isEqualTo("old");
+            assertThat(e.firedAt()).as("the send time its row had").isEqualTo(T0 + 3);
+            assertThat(e.finishedAt()).isEqualTo(T0 + 20);
+        });
+    }
+
+    private long logRows(long jobId) throws Exception {
+        try (org.apache.ibatis.session.SqlSession s = db.sessions().openSession(true);
+                java.sql.Statement st = s.getConnection().createStatement();
+                java.sql.ResultSet rs =
+                        st.executeQuery("SELECT COUNT(*) FROM job_delay_task_execlog WHERE job_id = " + jobId)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private void sql(String statement) throws Exception {
+        try (org.apache.ibatis.session.SqlSession s = db.sessions().openSession(true);
+                java.sql.Statement st = s.getConnection().createStatement()) {
+            st.executeUpdate(statement);
+        }
+    }
+
+    @Test
     void aClaimAheadOfTheFireTimeIsSentAtTheFireTimeAndItsDeadlineCountsFromThere() {
         Job soon = job(T0 + 50, null, 3);
         Job later = job(T0 + 150, null, 3);

@@ -54,7 +54,8 @@ public interface AttemptStore {
 
     /**
      * Gives back attempts this node claimed and never sent: each goes back to DELAYED, due at its
-     * fire time, with its attempt number and execution-log row taken back, so the next claim — by
+     * fire time, with its attempt number taken back (it has no execution-log row: that is written
+     * when an attempt ends), so the next claim — by
      * whichever node owns the job then — makes the same attempt. Conditional on the attempt being
      * still this node's; returns how many were given back.
      */
@@ -62,9 +63,10 @@ public interface AttemptStore {
 
     /**
      * Attempts this node dropped unsent because their job changed since the claim (canceled, or
-     * taken over by another node): their execution-log rows, which the claim opened, are removed
-     * where nobody closed them, so the log shows no attempt that never left the node. A closed row
-     * (another node timed the attempt out) stays.
+     * taken over by another node): an open execution-log row of theirs (a cancel writes one for an
+     * attempt it finds under way; a claim by a node before V14 opened one) is removed, so the log
+     * shows no attempt that never left the node. A closed row (another node timed the attempt out)
+     * stays.
      */
     void forgetUnsent(Collection<ClaimedAttempt> attempts);
 

@@ -10,7 +10,9 @@ import java.util.Set;
 import org.apache.ibatis.session.SqlSession;
 
 /**
- * Writes the outcomes of a batch of results into their attempts' execution-log rows: one UPDATE
+ * Writes the outcomes of a batch of results into execution-log rows that are open: the rows a
+ * cancel wrote for attempts it found under way, and those claims by nodes before V14 opened (since
+ * V14 a running attempt's row is written whole when it ends: {@link ExecutionLogWrite}). One UPDATE
  * for the batch, each row's values chosen by its job id ({@code CASE job_id WHEN ...}), in plain
  * JDBC on the session's connection. One UPDATE per row, as before, was 13 % of the database's
  * time in the pull benchmark's drain (docs/performance.md, "Pull consumers"): each statement

@@ -32,6 +32,8 @@ public interface JobMapper {
 
     List<ExecutionRow> executions(@Param("jobId") long jobId);
 
+    ExecutionRow runningAttempt(@Param("jobId") long jobId);
+
     int reschedule(
             @Param("id") long id,
             @Param("app") String app,
@@ -73,9 +75,6 @@ public interface JobMapper {
 
     // the rows a claim took, by its token: JobRowSelect.byToken (plain JDBC)
 
-    int openExecutions(
-            @Param("ids") IdList ids, @Param("token") String token, @Param("node") String node, @Param("now") long now);
-
     int expire(@Param("ids") IdList ids, @Param("token") String token, @Param("now") long now);
 
     int closeExecution(
@@ -87,6 +86,16 @@ public interface JobMapper {
             @Param("message") String message);
 
     int markSent(@Param("jobId") long jobId, @Param("attempt") int attempt, @Param("firedAt") long firedAt);
+
+    int markSentLogged(@Param("jobId") long jobId, @Param("attempt") int attempt, @Param("firedAt") long firedAt);
+
+    int writeExecutionFromLive(
+            @Param("jobId") long jobId,
+            @Param("attempt") int attempt,
+            @Param("firedAt") Long firedAt,
+            @Param("finishedAt") Long finishedAt,
+            @Param("outcome") String outcome,
+            @Param("message") String message);
 
     int retryLater(
             @Param("jobId") long jobId,

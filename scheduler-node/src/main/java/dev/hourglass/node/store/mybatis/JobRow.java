@@ -24,4 +24,9 @@ public class JobRow {
     public int version;
     public long createdAt;
     public long updatedAt;
+    /**
+     * When the running attempt was sent or handed out (planned, until the sender knows); read only
+     * by {@link JobRowSelect#lockLiveWhole}, for the attempt's log row. Not a column of the backlog.
+     */
+    public Long startedAt;
 }

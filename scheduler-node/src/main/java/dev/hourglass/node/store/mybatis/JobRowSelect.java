@@ -44,12 +44,17 @@ final class JobRowSelect {
     /**
      * Locks the live ones of {@code ids} like {@link #lockLive}, and reads their whole rows: for a
      * batch of results, whose ending jobs are written to the backlog from these values
-     * ({@link BacklogRowInsert}).
+     * ({@link BacklogRowInsert}), and whose attempts' log rows from these and {@code started_at}
+     * ({@link ExecutionLogWrite}).
      */
     static List<JobRow> lockLiveWhole(SqlSession s, IdList ids) {
-        String sql = "SELECT " + JobRowInsert.COLUMNS + " FROM job_delay_task" + byPrimaryKey(s) + " WHERE id IN ("
-                + ids.getSql() + ") ORDER BY id FOR UPDATE";
-        return query(s, sql, null, JobRowSelect::row);
+        String sql = "SELECT " + JobRowInsert.COLUMNS + ", started_at FROM job_delay_task" + byPrimaryKey(s)
+                + " WHERE id IN (" + ids.getSql() + ") ORDER BY id FOR UPDATE";
+        return query(s, sql, null, rs -> {
+            JobRow r = row(rs);
+            r.startedAt = nullableLong(rs, 23); // the column after COLUMNS' 22
+            return r;
+        });
     }
 
     /**

@@ -68,7 +68,6 @@ public final class MyBatisAttemptStore implements AttemptStore {
             LiveCountDeltas counts = new LiveCountDeltas();
             if (m.claim(ids, node, token, now, horizon) > 0) {
                 List<JobRow> rows = JobRowSelect.byToken(s, ids, token);
-                m.openExecutions(ids, token, node, now);
                 claimed = rows.stream().map(JobRows::toJob).toList();
                 rows.forEach(r -> counts.moved(r.app, r.service, DELAYED, r.state));
             }
@@ -149,16 +148,25 @@ public final class MyBatisAttemptStore implements AttemptStore {
                 ending.add(r.jobId());
             }
         }
-        List<ExecutionLogClose.Close> closes = new ArrayList<>();
-        Set<Long> closing = new HashSet<>();
+        // the send times of attempts that go on, marked in this batch: an attempt's log row written
+        // here takes its mark whichever comes first in the batch
+        Map<Attempt, Long> marked = new HashMap<>();
         for (AttemptResult r : results) {
             if (r.isSentOnly()) {
-                if (closing.contains(r.jobId())) { // the job's close came first: it is written first
-                    ExecutionLogClose.close(s, closes);
-                    closes.clear();
-                    closing.clear();
-                }
+                marked.put(new Attempt(r.jobId(), r.attempt()), r.firedAt());
+            }
+        }
+        // a running attempt's log row is written whole, once. A result for an attempt that is not
+        // running (its job canceled while it was under way, or gone), or that a node before V14
+        // claimed (no start on its row: it opened the log row then), closes the row if one is open.
+        List<ExecutionLogWrite.Ended> logged = new ArrayList<>();
+        List<ExecutionLogClose.Close> closes = new ArrayList<>();
+        for (AttemptResult r : results) {
+            if (r.isSentOnly()) {
                 m.markSent(r.jobId(), r.attempt(), r.firedAt());
+                m.markSentLogged(r.jobId(), r.attempt(), r.firedAt());
+            } else if (live.isRunning(r.jobId(), r.attempt()) && live.lockedRow(r.jobId()).startedAt != null) {
+                logged.add(ended(r, live.lockedRow(r.jobId()), marked.get(new Attempt(r.jobId(), r.attempt()))));
             } else {
                 closes.add(new ExecutionLogClose.Close(
                         r.jobId(),
@@ -167,9 +175,9 @@ public final class MyBatisAttemptStore implements AttemptStore {
                         r.finishedAt(),
                         r.outcome().name(),
                         JobRows.clip(r.message())));
-                closing.add(r.jobId());
             }
         }
+        ExecutionLogWrite.write(s, logged);
         ExecutionLogClose.close(s, closes);
         for (AttemptResult r : results) {
             if (!r.isSentOnly() && !r.next().isFinal()) {
@@ -207,6 +215,22 @@ public final class MyBatisAttemptStore implements AttemptStore {
         s.commit(true); // forced: MyBatis may know of none of the writes (plain JDBC)
         deadLetters.stored(letters);
         return ending;
+    }
+
+    /** The log row of a running attempt that ended with {@code r}, from its job's locked row. */
+    private static ExecutionLogWrite.Ended ended(AttemptResult r, JobRow row, Long markedSentAt) {
+        long firedAt = r.firedAt() != null ? r.firedAt() : markedSentAt != null ? markedSentAt : row.startedAt;
+        return new ExecutionLogWrite.Ended(
+                r.jobId(),
+                r.attempt(),
+                row.ownerNode == null ? "" : row.ownerNode,
+                row.fireAt,
+                firedAt,
+                row.app,
+                row.service,
+                r.finishedAt(),
+                r.outcome().name(),
+                JobRows.clip(r.message()));
     }
 
     /**
@@ -261,7 +285,10 @@ public final class MyBatisAttemptStore implements AttemptStore {
             if (!live.unchangedSince(result.jobId(), result.readVersion())) {
                 return; // a sweep's result for a claim that is no longer there
             }
+            // the row a claim before V14 opened, else a new one (both while the attempt still runs)
             m.closeExecution(result.jobId(), result.attempt(), result.firedAt(), result.finishedAt(), "ERROR", message);
+            m.writeExecutionFromLive(
+                    result.jobId(), result.attempt(), result.firedAt(), result.finishedAt(), "ERROR", message);
             live.moveRunning(result.jobId(), result.attempt(), "FAILED");
             m.failInPlace(result.jobId(), result.attempt(), message, now);
             live.counts().writeTo(m);
@@ -359,8 +386,8 @@ public final class MyBatisAttemptStore implements AttemptStore {
                 int given = 0;
                 for (ClaimedAttempt a : ordered) {
                     if (m.unclaim(a.jobId(), a.attempt(), node, now) == 1) {
+                        // this node's claim: its log row is written when an attempt ends, none yet
                         live.moveRunning(a.jobId(), a.attempt(), DELAYED);
-                        m.deleteOpenExecution(a.jobId(), a.attempt());
                         given++;
                     }
                 }

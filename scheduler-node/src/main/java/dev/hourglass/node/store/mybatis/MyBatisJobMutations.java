@@ -73,11 +73,15 @@ public final class MyBatisJobMutations implements JobMutations {
                     throw e;
                 }
                 if (answer == AttemptHolders.Answer.WITHHELD) {
-                    // it never left: the claim is undone (attempt number, log row), as by a give-back
+                    // it never left: the claim is undone (attempt number, and the log row a claim
+                    // by a node before V14 opened), as by a give-back
                     m.unclaim(id, job.attempts, job.ownerNode, clock.getAsLong());
                     m.deleteOpenExecution(id, job.attempts);
                 } else {
                     why = underWay(job);
+                    // the attempt's log row, open: its result, if it comes, closes it (an attempt's
+                    // row is otherwise written when it ends, from the live row this cancel removes)
+                    m.writeExecutionFromLive(id, job.attempts, null, null, null, null);
                 }
             }
             long now = clock.getAsLong();

@@ -14,6 +14,7 @@ import dev.hourglass.node.core.port.StoreUnavailableException;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -430,9 +431,16 @@ public final class MyBatisJobRepository implements JobReads, JobWrites {
     @Override
     public List<Execution> executions(long jobId) {
         try (SqlSession s = sessions.openSession(true)) {
-            return s.getMapper(JobMapper.class).executions(jobId).stream()
-                    .map(JobRows::toExecution)
-                    .toList();
+            JobMapper m = s.getMapper(JobMapper.class);
+            // the attempt in flight first: read after the log, an attempt ending in between would
+            // be missing from both (its log row written, its live row changed)
+            ExecutionRow running = m.runningAttempt(jobId);
+            List<ExecutionRow> rows = new ArrayList<>(m.executions(jobId));
+            if (running != null && rows.stream().noneMatch(r -> r.attempt == running.attempt)) {
+                rows.add(running);
+                rows.sort(Comparator.comparingInt(r -> r.attempt));
+            }
+            return rows.stream().map(JobRows::toExecution).toList();
         }
     }
 

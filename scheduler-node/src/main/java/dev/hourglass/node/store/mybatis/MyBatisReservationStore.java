@@ -23,8 +23,9 @@ import org.apache.ibatis.session.SqlSessionFactory;
  * {@code idx_task_ready}) and takes them with one conditional update in id order, like a claim.
  * Under the lock no other reserve takes what was read, so a reserve reads once; the update stays
  * conditional for what else may change a job (a cancel, a reschedule, the engine). Statements per
- * service with ready jobs: lock, count, read, take, read back, open the log rows, plus the expiry
- * of any found past it.
+ * service with ready jobs: lock, count, read, take, read back, plus the expiry of any found past
+ * it. The take writes when each job is handed out ({@code started_at}); the attempt's log row is
+ * written when it ends.
  */
 public final class MyBatisReservationStore implements ReservationStore {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MyBatisReservationStore.class);
@@ -107,8 +108,8 @@ public final class MyBatisReservationStore implements ReservationStore {
                 for (HeldJob h : ordered) {
                     Job job = h.job();
                     if (r.unreserve(job.id(), job.attempts(), h.dueAt(), node, now) == 1) {
+                        // never handed out: no log row (it is written when an attempt ends)
                         live.moveRunning(job.id(), job.attempts(), DELAYED);
-                        m.deleteOpenExecution(job.id(), job.attempts());
                         given++;
                     }
                 }
@@ -203,7 +204,6 @@ public final class MyBatisReservationStore implements ReservationStore {
         }
         List<JobRow> rows = JobRowSelect.byToken(s, idList, token);
         List<HeldJob> taken = new ArrayList<>(rows.size());
-        List<ExecutionLogInsert.HandedOut> log = new ArrayList<>(rows.size());
         for (JobRow row : rows) {
             // when the update meant it to be handed out, from the deadline it wrote: the due time
             // read before it may have changed since (a reschedule), and a job is never handed out
@@ -212,11 +212,8 @@ public final class MyBatisReservationStore implements ReservationStore {
             long handedOutAt = row.dueAt - holdMs - ttr;
             long due = handedOutAt > now ? handedOutAt : Math.min(dueAt.get(row.id), now);
             taken.add(new HeldJob(JobRows.toJob(row), due));
-            log.add(new ExecutionLogInsert.HandedOut(
-                    row.id, row.attempts, row.fireAt, handedOutAt, row.app, row.service));
             counts.moved(row.app, row.service, DELAYED, row.state);
         }
-        ExecutionLogInsert.open(s, log, node);
         return taken;
     }
 

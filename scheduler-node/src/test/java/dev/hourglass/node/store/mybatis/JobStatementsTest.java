@@ -102,8 +102,8 @@ class JobStatementsTest {
             "hg_live_count_delta: live jobs counted per state; no job's state",
             "mybatis/BizKeyInsert.java",
             "hg_biz_key: takes jobs' bizKeys; no job's state",
-            "mybatis/ExecutionLogInsert.java",
-            "job_delay_task_execlog: opens the log rows of attempts a reservation took; no job's state",
+            "mybatis/ExecutionLogWrite.java",
+            "job_delay_task_execlog: writes the log rows of attempts that ended; no job's state",
             "mybatis/ExecutionLogClose.java",
             "job_delay_task_execlog: writes the outcomes of attempts into their log rows; no job's state");
 
