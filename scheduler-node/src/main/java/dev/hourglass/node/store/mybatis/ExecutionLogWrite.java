@@ -10,7 +10,7 @@ import org.apache.ibatis.session.SqlSession;
  * a batch of results, in plain JDBC on the session's connection, from the values of the jobs'
  * locked rows (docs/design.md, "The execution log"). A claim or a reservation used to insert the
  * row and the result to update it; the update was the costliest statement of a pull consumer's
- * acknowledgement, and writing the row once took a quarter of MariaDB's CPU per job off the pull
+ * acknowledgement; writing the row once took 7–20 % of MariaDB's CPU per job off the pull
  * benchmark's drain (docs/performance.md, "The execution log written once").
  *
  * <p>A row may be there already: opened at the claim by a node of a version before this one (in a
