@@ -13,9 +13,12 @@ import org.apache.ibatis.session.SqlSession;
  * acknowledgement; writing the row once took 7–20 % of MariaDB's CPU per job off the pull
  * benchmark's drain (docs/performance.md, "The execution log written once").
  *
- * <p>A row may be there already: opened at the claim by a node of a version before this one (in a
- * rolling upgrade). Such a row is closed, as the update did, and a closed row is left as it is
- * ({@code outcome IS NULL}, as before).
+ * <p>A row is not expected to be there: the caller sends attempts whose claim wrote
+ * {@code started_at}, and rows opened by claims before V14 go to {@link ExecutionLogClose}. Should
+ * one be there anyway, an open one is closed and a closed one left as it is, rather than the batch
+ * failing on the key. Mixed versions are not supported (docs/operations.md, "Upgrading"): an older
+ * node's claim after a V14 attempt finds that attempt's {@code started_at}, which no statement
+ * clears, and its row would take that time instead of its own.
  */
 final class ExecutionLogWrite {
     private static final int PER_ROW = 10;
