@@ -51,8 +51,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Never early: a job leaves memory only when the clock has reached its due time minus the claim
  * lead, the claim re-checks {@code due_at <= now + lead} in the database, and the sender holds the
- * attempt until its fire time. At most once per attempt: the claim is a conditional update and
- * opens the attempt's execution-log row under its primary key.
+ * attempt until its fire time. At most once per attempt: the claim is a conditional update of the
+ * job's row (its attempt number and state); the attempt's execution-log row, written when it ends,
+ * is keyed by (job, attempt).
  */
 public final class FiringEngine implements FiringControl {
     private static final Logger LOG = LoggerFactory.getLogger(FiringEngine.class);

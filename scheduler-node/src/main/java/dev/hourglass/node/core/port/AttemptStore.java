@@ -17,8 +17,9 @@ public interface AttemptStore {
     /**
      * Claims the jobs among {@code jobIds} that are DELAYED, due at or before {@code horizon} (now,
      * or a little later: see {@code claimLeadMs}) and not expired: each becomes RUNNING with
-     * attempt + 1, owned by {@code node}, its deadline {@code max(fireAt, now) + timeout}, and an
-     * open execution-log row planned for {@code max(fireAt, now)}, in one transaction. Due jobs past
+     * attempt + 1, owned by {@code node}, its deadline {@code max(fireAt, now) + timeout}, and its
+     * start ({@code started_at}) planned for {@code max(fireAt, now)}, in one transaction (the
+     * attempt's execution-log row is written when it ends). Due jobs past
      * their expiry become EXPIRED instead.
      */
     Claim claim(Collection<Long> jobIds, String node, long now, long horizon);

@@ -9,7 +9,7 @@ import java.util.Optional;
 /**
  * Storage port of pull consumers (protocol PULL). A reservation is an attempt like any other: made
  * by a conditional update of the job row (DELAYED and due → RUNNING, attempt + 1, held by the
- * reserving node until its deadline), with its execution-log row opened at the reservation time.
+ * reserving node until its deadline), its start written at the reservation time (its execution-log row is written when it ends).
  * Two consumers, through any nodes, never hold the same attempt; the result goes through {@link
  * AttemptStore#record} like a consumer's report, and a deadline that passes is the timeout sweep's.
  */
@@ -31,7 +31,7 @@ public interface ReservationStore {
      * the jobs due by {@code horizon}, not only by {@code now}. The node hands each out at its due
      * time, never before; each one's deadline is {@code max(due, now) + TTR + holdMs} (it may be
      * handed out up to {@code holdMs} after its due time, and its consumer still gets the whole
-     * TTR), and its execution-log row says it was handed out at {@code max(due, now)}.
+     * TTR), and its start says it was handed out at {@code max(due, now)}.
      */
     Ahead reserveAhead(
             String app, String service, int max, Long ttrMs, String node, long now, long horizon, long holdMs);
@@ -51,7 +51,7 @@ public interface ReservationStore {
 
     /**
      * Gives back reservations made ahead and never handed out: each DELAYED again, due when it was,
-     * with its attempt number and execution-log row taken back, so the next reserve makes the same
+     * with its attempt number taken back, so the next reserve makes the same
      * attempt. Conditional on the attempt being still this node's; returns how many were given back.
      */
     int giveBack(Collection<HeldJob> held, String node, long now);

@@ -22,7 +22,7 @@ import org.apache.ibatis.session.SqlSessionFactory;
 
 /**
  * {@link AttemptStore} on MyBatis. The hot paths are batched: a claim is four set-based statements
- * for the whole batch (claim, read back, open the execution-log rows, expire), and results are one
+ * for the whole batch (claim, read back, expire), and results are one
  * JDBC batch per kind of change, plus an insert of the final jobs into the backlog from the rows the
  * batch locked and one delete of them from the live table.
  *
