@@ -89,6 +89,18 @@ public abstract class RetentionContract {
         Job stuck = job(OLD, null);
         jobs.insert(stuck);
         attempts.claim(List.of(stuck.id()), "n1", OLD, OLD);
+        // a job canceled while its attempt was under way: that attempt's log row is written open
+        // (its result, if one comes, closes it); a row without an end is never old
+        Job canceledUnderWay = job(OLD, null);
+        jobs.insert(canceledUnderWay);
+        attempts.claim(List.of(canceledUnderWay.id()), "n1", OLD, OLD);
+        mutations.cancel(
+                canceledUnderWay.id(), APP, () -> OLD + 1, (node, id, attempt) -> AttemptHolders.Answer.UNDER_WAY);
+        assertThat(longs(
+                        "SELECT attempt FROM job_delay_task_execlog WHERE job_id = ? AND outcome IS NULL",
+                        canceledUnderWay.id()))
+                .as("the cancel's open row")
+                .containsExactly(1L);
 
         int deleted = retention.deleteExecutionsFinishedBefore(CUTOFF, 1_000);
 
@@ -102,6 +114,9 @@ public abstract class RetentionContract {
                 .as("the job itself still counts its attempts")
                 .isEqualTo(2);
         assertThat(attemptNumbers(stuck.id())).containsExactly(1);
+        assertThat(attemptNumbers(canceledUnderWay.id()))
+                .as("the open row a cancel wrote")
+                .containsExactly(1);
         assertThat(jobs.find(old.id()))
                 .as("the job stays until the backlog's retention")
                 .isPresent();

@@ -43,6 +43,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -266,6 +267,94 @@ public abstract class StorageContract {
             assertThat(e.firedAt()).as("the send time its row had").isEqualTo(T0 + 3);
             assertThat(e.finishedAt()).isEqualTo(T0 + 20);
         });
+    }
+
+    /** Only a running attempt has a start on its job: a retry and a give-back take it off. */
+    @Test
+    void anAttemptRetriedOrGivenBackLeavesNoStartOnItsJob() throws Exception {
+        Job retried = job(T0, null, 3);
+        Job givenBack = job(T0, null, 3);
+        jobs.insertAll(List.of(retried, givenBack));
+        attempts.claim(List.of(retried.id(), givenBack.id()), "n1", T0, T0);
+        assertThat(startedAt(retried.id())).isEqualTo(T0);
+        attempts.record(
+                List.of(new AttemptResult(
+                        retried.id(),
+                        1,
+                        AttemptOutcome.RETRY,
+                        "HTTP 503",
+                        T0 + 1,
+                        T0 + 2,
+                        NextStep.retryAt(T0 + 100),
+                        3,
+                        app + "/svc")),
+                T0 + 2);
+        assertThat(attempts.unclaim(List.of(new AttemptStore.ClaimedAttempt(givenBack.id(), 1)), "n1", T0 + 3))
+                .isEqualTo(1);
+        assertThat(startedAt(retried.id())).as("retried").isNull();
+        assertThat(startedAt(givenBack.id())).as("given back").isNull();
+    }
+
+    /**
+     * A running attempt's log row is not expected before its result writes it; should one be there
+     * (an older node's claim opened it), an open one is closed by the result and a closed one is
+     * left as it is, and the rest of the batch is written.
+     */
+    @Test
+    void aLogRowFoundAlreadyThereWhenARunningAttemptEndsIsClosedIfOpenAndLeftIfClosed() throws Exception {
+        Job open = job(T0, null, 4);
+        Job closed = job(T0, null, 4);
+        Job plain = job(T0, null, 4);
+        jobs.insertAll(List.of(open, closed, plain));
+        attempts.claim(List.of(open.id(), closed.id(), plain.id()), "n1", T0, T0);
+        sql("INSERT INTO job_delay_task_execlog (job_id, attempt, node, fire_at, fired_at, app, service) VALUES ("
+                + open.id() + ", 1, 'old', " + T0 + ", " + (T0 + 3) + ", '" + app + "', 'svc')");
+        sql("INSERT INTO job_delay_task_execlog (job_id, attempt, node, fire_at, fired_at, app, service,"
+                + " finished_at, outcome, message) VALUES (" + closed.id() + ", 1, 'old', " + T0 + ", " + (T0 + 3)
+                + ", '" + app + "', 'svc', " + (T0 + 4) + ", 'FAIL', 'before')");
+        attempts.record(
+                Stream.of(open, closed, plain)
+                        .map(j -> new AttemptResult(
+                                j.id(),
+                                1,
+                                AttemptOutcome.SUCCESS,
+                                "fine",
+                                T0 + 10,
+                                T0 + 20,
+                                NextStep.finished(),
+                                4,
+                                app + "/svc"))
+                        .toList(),
+                T0 + 20);
+        for (Job j : List.of(open, closed, plain)) {
+            assertThat(jobs.find(j.id()).orElseThrow().state()).isEqualTo(JobState.FINISHED);
+            assertThat(logRows(j.id())).as("one row per attempt").isEqualTo(1);
+        }
+        assertThat(jobs.executions(open.id())).singleElement().satisfies(e -> {
+            assertThat(e.outcome()).as("closed by the result").isEqualTo(AttemptOutcome.SUCCESS);
+            assertThat(e.firedAt()).isEqualTo(T0 + 10);
+            assertThat(e.finishedAt()).isEqualTo(T0 + 20);
+            assertThat(e.message()).isEqualTo("fine");
+        });
+        assertThat(jobs.executions(closed.id())).singleElement().satisfies(e -> {
+            assertThat(e.outcome()).as("left as it was").isEqualTo(AttemptOutcome.FAIL);
+            assertThat(e.finishedAt()).isEqualTo(T0 + 4);
+            assertThat(e.message()).isEqualTo("before");
+        });
+        assertThat(jobs.executions(plain.id())).singleElement().satisfies(e -> {
+            assertThat(e.outcome()).isEqualTo(AttemptOutcome.SUCCESS);
+            assertThat(e.node()).isEqualTo("n1");
+        });
+    }
+
+    private Long startedAt(long jobId) throws Exception {
+        try (org.apache.ibatis.session.SqlSession s = db.sessions().openSession(true);
+                java.sql.Statement st = s.getConnection().createStatement();
+                java.sql.ResultSet rs = st.executeQuery("SELECT started_at FROM job_delay_task WHERE id = " + jobId)) {
+            rs.next();
+            long at = rs.getLong(1);
+            return rs.wasNull() ? null : at;
+        }
     }
 
     private long logRows(long jobId) throws Exception {

@@ -16,9 +16,9 @@ import org.apache.ibatis.session.SqlSession;
  * <p>A row is not expected to be there: the caller sends attempts whose claim wrote
  * {@code started_at}, and rows opened by claims before V14 go to {@link ExecutionLogClose}. Should
  * one be there anyway, an open one is closed and a closed one left as it is, rather than the batch
- * failing on the key. Mixed versions are not supported (docs/operations.md, "Upgrading"): an older
- * node's claim after a V14 attempt finds that attempt's {@code started_at}, which no statement
- * clears, and its row would take that time instead of its own.
+ * failing on the key. Mixed versions are not supported (docs/operations.md, "Upgrading"), but the
+ * statements that end or give back an attempt (retry, unclaim, unreserve) clear {@code started_at},
+ * so a start on a job's row is always its running attempt's.
  */
 final class ExecutionLogWrite {
     private static final int PER_ROW = 10;

@@ -134,13 +134,11 @@ public final class MyBatisAttemptStore implements AttemptStore {
     private Set<Long> write(SqlSession s, List<AttemptResult> all, long now) {
         JobMapper m = s.getMapper(JobMapper.class);
         // the jobs as the conditional updates below will find them: they are locked here, in id
-        // order (results are sorted), so what applies is known before it is batched
+        // order (results are sorted), so what applies is known before it is batched. Sent marks'
+        // jobs too: a mark updates its job's row, and a row locked out of this order (at the
+        // batch's flush) could deadlock with another node writing the same jobs in id order
         LiveJobs live = LiveJobs.lockWhole(
-                s,
-                all.stream()
-                        .filter(r -> !r.isSentOnly())
-                        .map(AttemptResult::jobId)
-                        .toList());
+                s, all.stream().map(AttemptResult::jobId).distinct().toList());
         List<AttemptResult> results = applicable(all, live);
         Set<Long> ending = new HashSet<>();
         for (AttemptResult r : results) {
