@@ -143,8 +143,9 @@ final class SendFence {
             try {
                 store.forgetUnsent(superseded);
             } catch (RuntimeException e) {
-                // the log keeps their claimed rows open: they read as claimed, never as ended
-                LOG.warn("removing the log rows of {} attempts not sent failed: {}", superseded.size(), e.toString());
+                // claims write no log row since V14; an open row left (a cancel's, or an older
+                // node's claim) reads as under way, never as ended
+                LOG.warn("removing open log rows of {} attempts not sent failed: {}", superseded.size(), e.toString());
             }
         }
     }

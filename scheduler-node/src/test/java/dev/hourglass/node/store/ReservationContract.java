@@ -9,11 +9,14 @@ import dev.hourglass.node.core.job.AttemptOutcome;
 import dev.hourglass.node.core.job.Backoff;
 import dev.hourglass.node.core.job.Execution;
 import dev.hourglass.node.core.job.Job;
+import dev.hourglass.node.core.port.AttemptHolders;
+import dev.hourglass.node.core.port.DuePage;
 import dev.hourglass.node.core.port.ReservationStore;
 import dev.hourglass.node.core.port.ReservationStore.HeldJob;
 import dev.hourglass.node.core.service.AckMode;
 import dev.hourglass.node.core.service.Protocol;
 import dev.hourglass.node.core.service.ServiceDefinition;
+import dev.hourglass.node.core.timeindex.IndexEntry;
 import dev.hourglass.node.store.mybatis.Database;
 import dev.hourglass.node.store.mybatis.MyBatisAttemptStore;
 import dev.hourglass.node.store.mybatis.MyBatisJobRepository;
@@ -100,6 +103,54 @@ public abstract class ReservationContract {
                     T0,
                     T0));
         }
+    }
+
+    /**
+     * A PULL service's jobs are marked so in the live table: the engine's reads of due jobs skip
+     * them by their row, with no service left out by name, however many are ready; a job back
+     * from the backlog is marked again. The overdue scan reads pushed and PULL jobs each up to its
+     * own limit, so older PULL jobs do not hide a pushed one. (Shard 41: no other test's.)
+     */
+    @Test
+    void theEnginesReadsOfDueJobsSkipPullJobsByTheirRow() {
+        pullService("engine-skips", ServiceDefinition.DEFAULT_MAX_IN_FLIGHT);
+        Job ready = onShard41("engine-skips", T0 - 50);
+        Job revived = onShard41("engine-skips", T0 - 40);
+        Job pushed = onShard41("not-pulled", T0 - 10);
+        var mutations = new dev.hourglass.node.store.mybatis.MyBatisJobMutations(db.sessions(), "n1");
+        mutations.cancel(revived.id(), app, () -> T0, (node, id, attempt) -> AttemptHolders.Answer.WITHHELD);
+        assertThat(mutations.revive(revived.id(), app, T0 - 30, 41, T0)).isPresent();
+
+        DuePage everyService = new DuePage(Map.of(41, DuePage.Cursor.START), T0 + 1_000, 10, Set.of());
+        assertThat(attempts.loadDue(everyService))
+                .as("nothing left out by name")
+                .extracting(IndexEntry::jobId)
+                .containsExactly(pushed.id());
+
+        var alerts = new dev.hourglass.node.store.mybatis.MyBatisAlertStore(db.sessions());
+        assertThat(alerts.oldestOverdue(64, T0, 1).oldest())
+                .as("the oldest of each part, though the PULL jobs are older")
+                .containsEntry(app + "/engine-skips", ready.dueAt())
+                .containsEntry(app + "/not-pulled", pushed.dueAt());
+    }
+
+    private Job onShard41(String service, long fireAt) {
+        return jobs.insert(Job.builder()
+                        .id(IDS.incrementAndGet() * 1000 + System.nanoTime() % 1000)
+                        .app(app)
+                        .service(service)
+                        .shard(41)
+                        .state(JobState.DELAYED)
+                        .fireAt(fireAt)
+                        .dueAt(fireAt)
+                        .maxAttempts(3)
+                        .timeoutMs(30_000)
+                        .payload("{}")
+                        .attributes(Map.of())
+                        .createdAt(T0)
+                        .updatedAt(T0)
+                        .build())
+                .job();
     }
 
     private Job stored(String service, long fireAt, Long expireAt) {

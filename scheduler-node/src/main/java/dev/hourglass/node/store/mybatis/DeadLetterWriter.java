@@ -81,7 +81,7 @@ final class DeadLetterWriter {
                             row.state,
                             letter.bizKey());
                 } else if (letter != null) {
-                    JobRowInsert.insert(c, "job_delay_task", List.of(JobRows.toRow(letter)));
+                    JobRowInsert.insertLive(c, List.of(JobRows.toRow(letter)));
                     counts.added(letter.app(), letter.service(), letter.state().name());
                     written.add(letter);
                 }

@@ -12,9 +12,12 @@ import java.util.List;
 
 /**
  * The loader's read of due jobs, in plain JDBC: one part per shard, each in (due_at, id) order on
- * idx_task_due (shard, state, due_at; InnoDB appends id), so no part sorts and each stops at its
- * LIMIT. The services left out (the PULL services, paused or saturated ones) or read alone are one
- * list of (app, service) pairs per part.
+ * idx_task_shard_due (shard, state, pulled, due_at; InnoDB appends id), so no part sorts and each
+ * stops at its LIMIT. {@code pulled = FALSE} is part of the range: jobs of PULL services are never
+ * read, however many are ready (V15; before it the NOT IN below read each one's row to leave it
+ * out: every catch-up sweep read every ready PULL job, docs/design.md "The engine leaves PULL jobs
+ * alone"). The services left out (the PULL services, for jobs a node before V15 inserted; paused
+ * or saturated ones) or read alone are one list of (app, service) pairs per part.
  *
  * <p>Through MyBatis the statement was a foreach over the shards with a foreach over the services
  * left out inside it: with 64 shards and ten PULL services, 1,400 parameters, each bound and
@@ -75,7 +78,7 @@ final class DueRowSelect {
     private static String part(List<ServiceName> skip, List<ServiceName> only) {
         StringBuilder part = new StringBuilder(
                 "(SELECT id, due_at, app, service, shard FROM job_delay_task WHERE shard = ? AND state = 'DELAYED'"
-                        + " AND due_at >= ? AND due_at < ? AND (due_at > ? OR id > ?)");
+                        + " AND pulled = FALSE AND due_at >= ? AND due_at < ? AND (due_at > ? OR id > ?)");
         if (!skip.isEmpty()) {
             part.append(" AND (app, service) NOT IN ").append(pairs(skip.size()));
         }

@@ -32,7 +32,12 @@ final class JobRowInsert {
      */
     static final long MAX_STATEMENT_BYTES = 4L << 20;
 
-    private static final String ROW = "(" + "?,".repeat(PER_ROW - 1) + "?)";
+    /**
+     * A live row's values: the job's, then whether its service is PULL (V15's {@code pulled}), read
+     * from the service's row as the insert finds it, so no caller has to know the protocol.
+     */
+    private static final String LIVE_ROW = "(" + "?,".repeat(PER_ROW)
+            + " EXISTS (SELECT 1 FROM job_callback_service WHERE app = ? AND name = ? AND protocol = 'PULL'))";
 
     private JobRowInsert() {}
 
@@ -43,11 +48,11 @@ final class JobRowInsert {
     }
 
     /**
-     * Inserts the rows into {@code table} (live or backlog), in statements of at most 1,000 rows
-     * and about {@link #MAX_STATEMENT_BYTES}.
+     * Inserts the rows into the live table, in statements of at most 1,000 rows and about {@link
+     * #MAX_STATEMENT_BYTES}.
      */
-    static void insert(Connection c, String table, List<JobRow> rows) throws SQLException {
-        inParts(rows, JobRowInsert::maxBytes, part -> insertPart(c, table, part));
+    static void insertLive(Connection c, List<JobRow> rows) throws SQLException {
+        inParts(rows, JobRowInsert::maxBytes, part -> insertPart(c, part));
     }
 
     /**
@@ -91,17 +96,19 @@ final class JobRowInsert {
         return s == null ? 0 : s.length();
     }
 
-    private static void insertPart(Connection c, String table, List<JobRow> rows) throws SQLException {
-        StringBuilder sql = new StringBuilder(96 + rows.size() * (ROW.length() + 1));
-        sql.append("INSERT INTO ").append(table).append(" (").append(COLUMNS).append(") VALUES ");
+    private static void insertPart(Connection c, List<JobRow> rows) throws SQLException {
+        StringBuilder sql = new StringBuilder(96 + rows.size() * (LIVE_ROW.length() + 1));
+        sql.append("INSERT INTO job_delay_task (").append(COLUMNS).append(", pulled) VALUES ");
         for (int i = 0; i < rows.size(); i++) {
-            sql.append(i == 0 ? "" : ",").append(ROW);
+            sql.append(i == 0 ? "" : ",").append(LIVE_ROW);
         }
         try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
             ps.setQueryTimeout(STATEMENT_TIMEOUT_S);
             int p = 1;
             for (JobRow r : rows) {
                 p = bind(ps, p, r);
+                ps.setString(p++, r.app);
+                ps.setString(p++, r.service);
             }
             ps.executeUpdate();
         }

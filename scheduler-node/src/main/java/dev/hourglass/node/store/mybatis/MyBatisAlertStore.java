@@ -45,13 +45,14 @@ public final class MyBatisAlertStore implements AlertStore {
     public Overdue oldestOverdue(int shards, long dueBefore, int perShard) {
         try (SqlSession s = sessions.openSession(true)) {
             Map<String, Long> oldest = new HashMap<>();
-            Map<Integer, Integer> perShardRead = new HashMap<>();
+            // per shard and part (pushed jobs, PULL jobs): a part that read its limit may have left some out
+            Map<String, Integer> perPartRead = new HashMap<>();
             for (OverdueRow r : s.getMapper(AlertMapper.class)
                     .oldestOverdue(IntStream.range(0, shards).boxed().toList(), dueBefore, perShard)) {
                 oldest.merge(Job.serviceKey(r.app, r.service), r.dueAt, Math::min);
-                perShardRead.merge(r.shard, 1, Integer::sum);
+                perPartRead.merge(r.shard + (r.pulled ? "/pulled" : "/pushed"), 1, Integer::sum);
             }
-            boolean complete = perShardRead.values().stream().allMatch(n -> n < perShard);
+            boolean complete = perPartRead.values().stream().allMatch(n -> n < perShard);
             return new Overdue(oldest, complete);
         }
     }

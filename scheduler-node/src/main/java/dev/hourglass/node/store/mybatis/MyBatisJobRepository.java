@@ -104,7 +104,7 @@ public final class MyBatisJobRepository implements JobReads, JobWrites {
                 LiveCountDeltas counts = new LiveCountDeltas();
                 rows.forEach(r -> counts.added(r.app, r.service, r.state));
                 try {
-                    JobRowInsert.insert(s.getConnection(), "job_delay_task", rows);
+                    JobRowInsert.insertLive(s.getConnection(), rows);
                     counts.writeTo(s.getConnection());
                 } catch (SQLException e) {
                     // forced: closing rolls back only what MyBatis itself wrote, and the pool's

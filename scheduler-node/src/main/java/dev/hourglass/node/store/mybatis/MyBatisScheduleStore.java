@@ -196,7 +196,7 @@ public final class MyBatisScheduleStore implements ScheduleStore {
             }
             if (!rows.isEmpty()) {
                 try {
-                    JobRowInsert.insert(s.getConnection(), "job_delay_task", rows);
+                    JobRowInsert.insertLive(s.getConnection(), rows);
                     counts.writeTo(s.getConnection());
                 } catch (SQLException e) {
                     throw UnavailabilityTranslator.translate(e); // rolled back by the caller

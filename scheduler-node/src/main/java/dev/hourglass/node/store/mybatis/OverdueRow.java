@@ -6,4 +6,6 @@ public class OverdueRow {
     public String app;
     public String service;
     public long dueAt;
+    /** Read from the part of PULL jobs (each shard has two, each with its own limit). */
+    public boolean pulled;
 }
