@@ -495,13 +495,14 @@ public final class LoadBench {
     /**
      * The plans of the firing engine's reads (JobMapper.xml): the loader's window read and the
      * catch-up sweep's (both {@code loadDue}: one part per shard in (due_at, id) order on
-     * idx_task_due; two shards shown, the node sends one part per owned shard), the timeout sweep
+     * idx_task_shard_due, pushed jobs only; two shards shown, the node sends one part per owned
+     * shard), the timeout sweep
      * and the orphan sweep.
      */
     private ObjectNode explainEngineReads() {
         long now = System.currentTimeMillis();
         String part = "(SELECT id, due_at, app, service, shard FROM job_delay_task WHERE shard = %d"
-                + " AND state = 'DELAYED' AND due_at >= %d AND due_at < %d AND (due_at > %d OR id > 0)"
+                + " AND state = 'DELAYED' AND pulled = FALSE AND due_at >= %d AND due_at < %d AND (due_at > %d OR id > 0)"
                 + " ORDER BY due_at, id LIMIT 2000)";
         Map<String, String> sql = new java.util.LinkedHashMap<>();
         long loaded = now + 60_000;
@@ -514,7 +515,8 @@ public final class LoadBench {
                 String.format(part, 0, 0, now + 2_500, 0) + " UNION ALL " + String.format(part, 1, 0, now + 2_500, 0));
         sql.put(
                 "timeout sweep",
-                "SELECT id FROM job_delay_task WHERE shard IN (0, 1) AND state = 'RUNNING' AND due_at <= " + now
+                "SELECT id FROM job_delay_task WHERE shard IN (0, 1) AND state = 'RUNNING'"
+                        + " AND pulled IN (FALSE, TRUE) AND due_at <= " + now
                         + " AND id > 0 ORDER BY id LIMIT 500");
         sql.put(
                 "orphan sweep",

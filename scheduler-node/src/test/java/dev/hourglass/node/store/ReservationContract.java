@@ -114,6 +114,25 @@ public abstract class ReservationContract {
     @Test
     void theEnginesReadsOfDueJobsSkipPullJobsByTheirRow() {
         pullService("engine-skips", ServiceDefinition.DEFAULT_MAX_IN_FLIGHT);
+        if (services.find(app, "not-pulled").isEmpty()) {
+            services.put(new ServiceDefinition(
+                    app,
+                    "not-pulled",
+                    Protocol.HTTP,
+                    null,
+                    "http://127.0.0.1/cb",
+                    null,
+                    null,
+                    3,
+                    30_000,
+                    Backoff.DEFAULT,
+                    AckMode.AUTO,
+                    ServiceDefinition.DEFAULT_MAX_IN_FLIGHT,
+                    null,
+                    null,
+                    T0,
+                    T0));
+        }
         Job ready = onShard41("engine-skips", T0 - 50);
         Job revived = onShard41("engine-skips", T0 - 40);
         Job pushed = onShard41("not-pulled", T0 - 10);

@@ -1377,6 +1377,102 @@ public abstract class StorageContract {
         assertThat(all.oldest()).containsEntry(app + "/svc", due);
     }
 
+    /**
+     * Jobs carry their service's kind (V15's {@code pulled}): the store refuses a change between
+     * PULL and a pushed protocol itself, under the service row's lock, not only the catalog.
+     */
+    @Test
+    void theStoreRefusesToChangeAServiceBetweenPullAndPushed() {
+        services.put(serviceOfKind("kinds", Protocol.PULL));
+        assertThatThrownBy(() -> services.put(serviceOfKind("kinds", Protocol.HTTP)))
+                .isInstanceOf(dev.hourglass.api.HourglassException.class)
+                .hasMessageContaining("cannot change between PULL and a pushed protocol");
+        assertThat(services.find(kindsApp(), "kinds").orElseThrow().protocol()).isEqualTo(Protocol.PULL);
+        services.put(serviceOfKind("kinds-pushed", Protocol.HTTP));
+        assertThat(services.put(serviceOfKind("kinds-pushed", Protocol.KAFKA)).protocol())
+                .as("between pushed protocols")
+                .isEqualTo(Protocol.KAFKA);
+    }
+
+    /**
+     * A delete of a service waits for a job of it being inserted and not yet committed (a submit
+     * under way), then finds it: the service stays. Without the wait, the service could be made
+     * again of the other kind under a job flagged with the old one.
+     */
+    @Test
+    void aServiceIsNotDeletedUnderAJobBeingInserted() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(testsConcurrency());
+        services.put(serviceOfKind("deleting", Protocol.PULL));
+        long id = IDS.incrementAndGet() * 1000;
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (org.apache.ibatis.session.SqlSession submit = db.sessions().openSession(false);
+                java.sql.Statement st = submit.getConnection().createStatement()) {
+            st.executeUpdate("INSERT INTO job_delay_task (id, app, service, shard, state, fire_at, due_at, attempts,"
+                    + " budget_base, max_attempts, timeout_ms, payload, version, created_at, updated_at, pulled)"
+                    + " VALUES (" + id + ", '" + kindsApp() + "', 'deleting', 5, 'DELAYED', "
+                    + (T0 + 60_000) + ", " + (T0 + 60_000) + ", 0, 0, 3, 1000, '{}', 0, " + T0 + ", " + T0 + ", TRUE)");
+            Future<Boolean> delete = pool.submit(() -> services.deleteIfIdle(kindsApp(), "deleting"));
+            Thread.sleep(300);
+            assertThat(delete).as("waits for the insert's transaction").isNotDone();
+            submit.getConnection().commit(); // MyBatis would not: it wrote nothing itself
+            assertThat(delete.get(10, java.util.concurrent.TimeUnit.SECONDS))
+                    .as("then finds its job")
+                    .isFalse();
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(services.find(kindsApp(), "deleting")).isPresent();
+        sql("DELETE FROM job_delay_task WHERE id = " + id);
+    }
+
+    /**
+     * A job left from a service's earlier self (its insert read the kind before the service was
+     * deleted) takes the kind of the service made again under its name, so a pushed service's job
+     * is never left flagged PULL, out of the engine's reads.
+     */
+    @Test
+    void aServiceMadeAgainGivesItsKindToJobsLeftUnderItsName() throws Exception {
+        long id = IDS.incrementAndGet() * 1000;
+        sql("INSERT INTO job_delay_task (id, app, service, shard, state, fire_at, due_at, attempts, budget_base,"
+                + " max_attempts, timeout_ms, payload, version, created_at, updated_at, pulled) VALUES (" + id
+                + ", '" + kindsApp() + "', 'reborn', 6, 'DELAYED', " + T0 + ", " + T0 + ", 0, 0, 3, 1000, '{}', 0, "
+                + T0
+                + ", " + T0 + ", TRUE)");
+        DuePage shard6 = new DuePage(Map.of(6, Cursor.START), T0 + 1, 10, Set.of());
+        assertThat(attempts.loadDue(shard6)).extracting(IndexEntry::jobId).doesNotContain(id);
+        services.put(serviceOfKind("reborn", Protocol.HTTP));
+        assertThat(attempts.loadDue(shard6))
+                .as("read by the engine once its service is pushed")
+                .extracting(IndexEntry::jobId)
+                .contains(id);
+        sql("DELETE FROM job_delay_task WHERE id = " + id); // out of other tests' reads of shard 6
+    }
+
+    /** The services of these tests' own app: servicesAndTokens lists the others'. */
+    private String kindsApp() {
+        return app + "-kinds";
+    }
+
+    private ServiceDefinition serviceOfKind(String name, Protocol protocol) {
+        return new ServiceDefinition(
+                kindsApp(),
+                name,
+                protocol,
+                protocol == Protocol.KAFKA ? "topic-" + name : null,
+                protocol == Protocol.HTTP ? "http://127.0.0.1/cb" : null,
+                null,
+                null,
+                4,
+                2_000,
+                new Backoff(10, 1.5, 100),
+                AckMode.CONSUMER,
+                7,
+                null,
+                null,
+                T0,
+                T0);
+    }
+
     @Test
     void servicesAndTokens() {
         ServiceDefinition s = new ServiceDefinition(

@@ -1,5 +1,6 @@
 package dev.hourglass.node.store.mybatis;
 
+import dev.hourglass.api.HourglassException;
 import dev.hourglass.api.JobState;
 import dev.hourglass.node.core.job.Backoff;
 import dev.hourglass.node.core.port.ServiceRepository;
@@ -29,10 +30,20 @@ public final class MyBatisServiceRepository implements ServiceRepository {
     public ServiceDefinition put(ServiceDefinition service) {
         try (SqlSession s = sessions.openSession(false)) {
             ServiceMapper m = s.getMapper(ServiceMapper.class);
-            ServiceRow existing = m.find(service.app(), service.name());
+            ServiceRow existing = m.findForUpdate(service.app(), service.name());
+            if (existing != null && "PULL".equals(existing.protocol) != (service.protocol() == Protocol.PULL)) {
+                // checked by the catalog first (ServiceCommands); here too, under the row's lock,
+                // for a catalog that has not heard of the service yet: jobs carry their service's
+                // kind (V15's `pulled`), so a change of kind would strand them
+                throw HourglassException.conflict("service " + service.name() + " is " + existing.protocol
+                        + ": a service cannot change between PULL and a pushed protocol; create a new service");
+            }
             ServiceRow row = toRow(service);
             if (existing == null) {
                 m.insert(row);
+                // a job inserted as the service's earlier self was deleted (its insert read the old
+                // kind; deleteIfIdle waits only for jobs already inserted) takes the new kind
+                m.flagJobsPulled(service.app(), service.name(), service.protocol() == Protocol.PULL);
             } else {
                 row.createdAt = existing.createdAt;
                 m.update(row);
@@ -64,10 +75,15 @@ public final class MyBatisServiceRepository implements ServiceRepository {
     public boolean deleteIfIdle(String app, String name) {
         try (SqlSession s = sessions.openSession(false)) {
             ServiceMapper m = s.getMapper(ServiceMapper.class);
-            if (m.countLiveJobs(app, name) > 0) {
+            // the service's row first, then a locking read of its jobs: it waits for a job being
+            // inserted (whose insert read the service's protocol for its `pulled` flag, V15), so
+            // a service is never deleted, and made again of the other kind, under a job that took
+            // the old kind: a pushed service's job flagged PULL would never be read by the engine
+            m.delete(app, name);
+            if (m.anyLiveJob(app, name) != null) {
+                s.rollback();
                 return false;
             }
-            m.delete(app, name);
             m.bumpVersion();
             s.commit();
             return true;

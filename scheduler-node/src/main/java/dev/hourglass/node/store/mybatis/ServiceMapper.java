@@ -11,6 +11,8 @@ public interface ServiceMapper {
 
     ServiceRow find(@Param("app") String app, @Param("name") String name);
 
+    ServiceRow findForUpdate(@Param("app") String app, @Param("name") String name);
+
     List<ServiceRow> list(@Param("app") String app);
 
     int delete(@Param("app") String app, @Param("name") String name);
@@ -26,5 +28,8 @@ public interface ServiceMapper {
     /** The services of {@code app} whose dead letter is {@code name}. */
     List<String> deadLetterOf(@Param("app") String app, @Param("name") String name);
 
-    int countLiveJobs(@Param("app") String app, @Param("name") String name);
+    int flagJobsPulled(@Param("app") String app, @Param("name") String name, @Param("pulled") boolean pulled);
+
+    /** Any one live job of the service, by a locking read; null if none. */
+    Long anyLiveJob(@Param("app") String app, @Param("name") String name);
 }
