@@ -515,8 +515,7 @@ public final class LoadBench {
                 String.format(part, 0, 0, now + 2_500, 0) + " UNION ALL " + String.format(part, 1, 0, now + 2_500, 0));
         sql.put(
                 "timeout sweep",
-                "SELECT id FROM job_delay_task WHERE shard IN (0, 1) AND state = 'RUNNING'"
-                        + " AND pulled IN (FALSE, TRUE) AND due_at <= " + now
+                "SELECT id FROM job_delay_task WHERE shard IN (0, 1) AND state = 'RUNNING' AND due_at <= " + now
                         + " AND id > 0 ORDER BY id LIMIT 500");
         sql.put(
                 "orphan sweep",

@@ -153,6 +153,18 @@ public abstract class ReservationContract {
                 .containsEntry(app + "/not-pulled", pushed.dueAt());
     }
 
+    private Long startedAt(long jobId) {
+        try (org.apache.ibatis.session.SqlSession s = db.sessions().openSession(true);
+                java.sql.Statement st = s.getConnection().createStatement();
+                java.sql.ResultSet rs = st.executeQuery("SELECT started_at FROM job_delay_task WHERE id = " + jobId)) {
+            rs.next();
+            long at = rs.getLong(1);
+            return rs.wasNull() ? null : at;
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private Job onShard41(String service, long fireAt) {
         return jobs.insert(Job.builder()
                         .id(IDS.incrementAndGet() * 1000 + System.nanoTime() % 1000)
@@ -300,6 +312,9 @@ public abstract class ReservationContract {
         assertThat(back.state()).isEqualTo(JobState.DELAYED);
         assertThat(back.attempts()).as("the attempt taken back").isZero();
         assertThat(back.dueAt()).as("due when it was").isEqualTo(T0 + 150);
+        assertThat(startedAt(soon.id()))
+                .as("no start left on the row: only a running attempt has one")
+                .isNull();
         assertThat(jobs.executions(soon.id()))
                 .as("no attempt shows that never left the node")
                 .isEmpty();
