@@ -84,13 +84,17 @@ public abstract class ReservationContract {
 
     /** The service as a PULL service (a reserve takes only those), created once. */
     private void pullService(String service, int maxInFlight) {
+        definedService(service, Protocol.PULL, maxInFlight);
+    }
+
+    private void definedService(String service, Protocol protocol, int maxInFlight) {
         if (services.find(app, service).isEmpty()) {
             services.put(new ServiceDefinition(
                     app,
                     service,
-                    Protocol.PULL,
+                    protocol,
                     null,
-                    null,
+                    protocol == Protocol.HTTP ? "http://127.0.0.1/cb" : null,
                     null,
                     null,
                     3,
@@ -114,25 +118,7 @@ public abstract class ReservationContract {
     @Test
     void theEnginesReadsOfDueJobsSkipPullJobsByTheirRow() {
         pullService("engine-skips", ServiceDefinition.DEFAULT_MAX_IN_FLIGHT);
-        if (services.find(app, "not-pulled").isEmpty()) {
-            services.put(new ServiceDefinition(
-                    app,
-                    "not-pulled",
-                    Protocol.HTTP,
-                    null,
-                    "http://127.0.0.1/cb",
-                    null,
-                    null,
-                    3,
-                    30_000,
-                    Backoff.DEFAULT,
-                    AckMode.AUTO,
-                    ServiceDefinition.DEFAULT_MAX_IN_FLIGHT,
-                    null,
-                    null,
-                    T0,
-                    T0));
-        }
+        definedService("not-pulled", Protocol.HTTP, ServiceDefinition.DEFAULT_MAX_IN_FLIGHT);
         Job ready = onShard41("engine-skips", T0 - 50);
         Job revived = onShard41("engine-skips", T0 - 40);
         Job pushed = onShard41("not-pulled", T0 - 10);
@@ -166,31 +152,20 @@ public abstract class ReservationContract {
     }
 
     private Job onShard41(String service, long fireAt) {
-        return jobs.insert(Job.builder()
-                        .id(IDS.incrementAndGet() * 1000 + System.nanoTime() % 1000)
-                        .app(app)
-                        .service(service)
-                        .shard(41)
-                        .state(JobState.DELAYED)
-                        .fireAt(fireAt)
-                        .dueAt(fireAt)
-                        .maxAttempts(3)
-                        .timeoutMs(30_000)
-                        .payload("{}")
-                        .attributes(Map.of())
-                        .createdAt(T0)
-                        .updatedAt(T0)
-                        .build())
-                .job();
+        return insertedOn(41, service, fireAt, null);
     }
 
     private Job stored(String service, long fireAt, Long expireAt) {
         pullService(service, ServiceDefinition.DEFAULT_MAX_IN_FLIGHT);
+        return insertedOn(1, service, fireAt, expireAt);
+    }
+
+    private Job insertedOn(int shard, String service, long fireAt, Long expireAt) {
         Job job = Job.builder()
                 .id(IDS.incrementAndGet() * 1000 + System.nanoTime() % 1000)
                 .app(app)
                 .service(service)
-                .shard(1)
+                .shard(shard)
                 .state(JobState.DELAYED)
                 .fireAt(fireAt)
                 .dueAt(fireAt)
