@@ -189,7 +189,11 @@ class ScalingIT {
         nodes.add(startNode());
         System.out.printf("SCALE: s2 ready at %d%n", System.currentTimeMillis());
         await().atMost(Duration.ofSeconds(20)).until(() -> balanced(3));
-        await().atMost(Duration.ofSeconds(10)).until(() -> acknowledged.size() > 600);
+        // jobs go on being accepted by the cluster of three: 100 more at least, and 600 in all for
+        // the check below; the load's pace is the machine's (three node JVMs warming up on two
+        // cores slowed it to under 600 in the 10 s once allowed here, in CI on 2026-11-29)
+        int atBalance = acknowledged.size();
+        await().atMost(Duration.ofSeconds(30)).until(() -> acknowledged.size() > Math.max(600, atBalance + 100));
         running.set(false);
         load.join();
         assertThat(shardCounts().values()).allMatch(c -> c == 21 || c == 22);
