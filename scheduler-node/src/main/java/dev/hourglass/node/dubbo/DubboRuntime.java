@@ -3,6 +3,7 @@ package dev.hourglass.node.dubbo;
 import dev.hourglass.api.DelayJobService;
 import dev.hourglass.node.core.service.PullLimits;
 import java.io.IOException;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.util.Map;
@@ -56,16 +57,35 @@ public final class DubboRuntime implements AutoCloseable {
     /** How long a start or a destroy waits for another one before going on anyway (with a warning). */
     static final long LIFECYCLE_WAIT_MS = 30_000;
 
-    private final DubboBootstrap bootstrap;
-    private final int port;
+    /**
+     * How many ports a node configured with {@code dubbo.port: 0} tries before its start fails: the
+     * port is chosen free, but only bound when the node starts, and another process may bind it in
+     * between (seen in CI, where several JVMs start nodes side by side).
+     */
+    static final int PORT_TRIES = 5;
+
+    private final String nodeId;
+    private final String host;
+    private final boolean portChosenHere;
     private final String registryUrl;
     private final Map<String, String> referenceParameters;
+    /**
+     * Replaced when a chosen port was taken at the start: before any service is served, and before
+     * any reference is made (the node starts its Dubbo before it joins the cluster, so before it
+     * owns a job to call back).
+     */
+    private volatile DubboBootstrap bootstrap;
 
-    private DubboRuntime(DubboBootstrap bootstrap, int port, String registryUrl, int reconnectMs) {
-        this.bootstrap = bootstrap;
-        this.port = port;
+    private volatile int port;
+
+    private DubboRuntime(String nodeId, String host, int port, String registryUrl, int reconnectMs) {
+        this.nodeId = nodeId;
+        this.host = host;
+        this.portChosenHere = port == 0;
+        this.port = port == 0 ? freePort(host) : port;
         this.registryUrl = registryUrl;
         this.referenceParameters = referenceParameters(reconnectMs);
+        this.bootstrap = newBootstrap(this.port);
     }
 
     /**
@@ -87,7 +107,11 @@ public final class DubboRuntime implements AutoCloseable {
         if (System.getProperty(JSON_FRAMEWORK) == null) {
             System.setProperty(JSON_FRAMEWORK, "fastjson2");
         }
-        int chosenPort = port == 0 ? freePort(host) : port;
+        return new DubboRuntime(nodeId, host, port, registryUrl, reconnectMs);
+    }
+
+    /** A Dubbo of its own framework model serving on {@code port}; started by {@link #start}. */
+    private DubboBootstrap newBootstrap(int port) {
         FrameworkModel framework = new FrameworkModel();
         // Dubbo picks the first logging library it finds (log4j 2 may be on the class path);
         // the node logs through SLF4J, so its configuration applies to Dubbo too
@@ -101,7 +125,7 @@ public final class DubboRuntime implements AutoCloseable {
         application.setRegisterMode("interface");
         application.setEnableFileCache(false);
         application.setShutwait("500");
-        ProtocolConfig protocol = new ProtocolConfig(model, "dubbo", chosenPort);
+        ProtocolConfig protocol = new ProtocolConfig(model, "dubbo", port);
         if (host != null) {
             protocol.setHost(host);
         }
@@ -111,20 +135,30 @@ public final class DubboRuntime implements AutoCloseable {
         registry.setUseAsMetadataCenter(false);
         registry.setCheck(false);
         bootstrap.application(application).protocol(protocol).registry(registry);
-        return new DubboRuntime(bootstrap, chosenPort, registryUrl, reconnectMs);
+        return bootstrap;
     }
 
     /** Exports {@code services} (interface to implementation) and starts serving them. */
     public void start(Map<Class<?>, Object> services) {
-        ModuleModel module = bootstrap.getApplicationModel().getDefaultModule();
-        for (Map.Entry<Class<?>, Object> s : services.entrySet()) {
-            bootstrap.service(serviceConfig(module, s.getKey(), s.getValue()));
-        }
-        try {
-            whileNoOtherDubboStartsOrStops("start", bootstrap::start);
-        } catch (RuntimeException e) {
-            close();
-            throw new IllegalStateException("Dubbo could not start on port " + port + ": " + e.getMessage(), e);
+        for (int tries = 1; ; tries++) {
+            DubboBootstrap starting = bootstrap;
+            ModuleModel module = starting.getApplicationModel().getDefaultModule();
+            for (Map.Entry<Class<?>, Object> s : services.entrySet()) {
+                starting.service(serviceConfig(module, s.getKey(), s.getValue()));
+            }
+            try {
+                whileNoOtherDubboStartsOrStops("start", starting::start);
+                break;
+            } catch (RuntimeException e) {
+                close();
+                if (!portChosenHere || tries == PORT_TRIES || !portTaken(e)) {
+                    throw new IllegalStateException("Dubbo could not start on port " + port + ": " + e.getMessage(), e);
+                }
+                int taken = port;
+                port = freePort(host);
+                LOG.warn("Dubbo's port {} was taken before Dubbo bound it; trying port {}", taken, port);
+                bootstrap = newBootstrap(port);
+            }
         }
         LOG.info(
                 "Dubbo serves {} on port {}, registry {}",
@@ -274,6 +308,21 @@ public final class DubboRuntime implements AutoCloseable {
                 LIFECYCLE.unlock();
             }
         }
+    }
+
+    /**
+     * Whether a start failed because its port was in use: Netty's NIO transport throws {@link
+     * BindException}, its native one an {@code IOException} with the system's message, and Dubbo
+     * wraps either in its own exception.
+     */
+    static boolean portTaken(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof BindException
+                    || (t.getMessage() != null && t.getMessage().contains("Address already in use"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean isLoopback(String host) {

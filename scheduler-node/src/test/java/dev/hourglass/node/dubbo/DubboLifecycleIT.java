@@ -1,9 +1,12 @@
 package dev.hourglass.node.dubbo;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.hourglass.node.testing.RunsAlongside;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,6 +65,40 @@ class DubboLifecycleIT {
             closed.get(40, TimeUnit.SECONDS);
             runtimes.remove(toClose);
             closing = next;
+        }
+    }
+
+    /**
+     * {@code dubbo.port: 0} chooses a free port when the node is configured and Dubbo binds it when
+     * the node starts; in between another process took it (seen in CI: "Dubbo could not start on
+     * port 31179"). The start chooses another port instead of failing the node.
+     */
+    @Test
+    void aChosenPortTakenBeforeTheStartIsReplacedByAnother() throws Exception {
+        DubboRuntime runtime = configured("port-taken");
+        int chosen = runtime.port();
+        try (ServerSocket other = new ServerSocket(chosen, 1, InetAddress.getByName("127.0.0.1"))) {
+            runtime.start(echo());
+            assertThat(runtime.port()).isNotEqualTo(chosen).isPositive();
+            var reference = runtime.reference(Echo.class, null, null, "dubbo://127.0.0.1:" + runtime.port(), 5_000);
+            try {
+                assertThat(reference.get().echo("on the new port")).isEqualTo("on the new port");
+            } finally {
+                reference.destroy();
+            }
+        }
+    }
+
+    /** A port the operator configured is not replaced: the start fails and says which port. */
+    @Test
+    void aConfiguredPortThatIsTakenFailsTheStart() throws Exception {
+        try (ServerSocket other = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            DubboRuntime runtime = DubboRuntime.configure("configured", "127.0.0.1", other.getLocalPort(), null, 2_000);
+            runtimes.add(runtime);
+            assertThatThrownBy(() -> runtime.start(echo()))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("Dubbo could not start on port " + other.getLocalPort());
+            assertThat(runtime.port()).isEqualTo(other.getLocalPort());
         }
     }
 }
