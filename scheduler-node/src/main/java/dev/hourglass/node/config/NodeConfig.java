@@ -99,10 +99,16 @@ public class NodeConfig {
         public int writers = 2;
         /** Most jobs in one group's transaction. */
         public int maxGroup = 256;
+        /**
+         * How long a writer waits for more submits after a group's first, when that one came
+         * within this time of the one before it (a steady stream; a lone submit is written at
+         * once); 0: never.
+         */
+        public long lingerMs = 5;
 
         /** The submit group commit's settings. */
         public GroupCommit.Settings settings() {
-            return new GroupCommit.Settings(writers, maxGroup);
+            return new GroupCommit.Settings(writers, maxGroup, lingerMs);
         }
     }
 
@@ -125,10 +131,12 @@ public class NodeConfig {
          * concurrency of the requests' own transactions (docs/performance.md).
          */
         public int aloneFrom = 10;
+        /** As {@code submits.lingerMs}, for results written in groups (below {@code aloneFrom}). */
+        public long lingerMs = 5;
 
         /** The result group commit's settings. */
         public GroupCommit.Settings settings() {
-            return new GroupCommit.Settings(writers, maxGroup);
+            return new GroupCommit.Settings(writers, maxGroup, lingerMs);
         }
     }
 
@@ -417,7 +425,9 @@ public class NodeConfig {
         // wait for a connection while groups are written (the smallest pool, 2, still works)
         check(errors, submits.writers >= 1 && submits.writers <= 64, "submits.writers must be in 1..64");
         check(errors, submits.maxGroup >= 1 && submits.maxGroup <= 5_000, "submits.maxGroup must be in 1..5000");
+        check(errors, submits.lingerMs >= 0 && submits.lingerMs <= 1_000, "submits.lingerMs must be in 0..1000");
         check(errors, results.writers >= 1 && results.writers <= 64, "results.writers must be in 1..64");
+        check(errors, results.lingerMs >= 0 && results.lingerMs <= 1_000, "results.lingerMs must be in 0..1000");
         check(errors, results.maxGroup >= 1 && results.maxGroup <= 5_000, "results.maxGroup must be in 1..5000");
         check(
                 errors,

@@ -19,6 +19,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.ToIntFunction;
@@ -31,9 +33,16 @@ import org.slf4j.LoggerFactory;
  * cost) and for consumers' results ({@link #ofResults}: a pull consumer acknowledging job by job,
  * as lmstfy's and beanstalkd's clients do). Concurrent callers queue their item, and a writer
  * thread takes everything queued (up to {@code maxGroup} of weight: jobs, or results) and writes it
- * in one transaction, then answers each caller with its own answer. Nothing is waited for: a writer
- * takes what is there when it is free, so a lone item is written at once and a group forms only
- * while a commit is under way.
+ * in one transaction, then answers each caller with its own answer. A group forms while a commit is
+ * under way, and, when items come close together, during a short linger: a writer that takes an
+ * item which came less than {@code lingerMs} after the one before it waits up to {@code lingerMs}
+ * for more before it writes. An item that comes alone (a quiet node) is written at once.
+ *
+ * <p>Why the linger: at a steady few hundred submits or results a second, each one came to an idle
+ * writer and was its own transaction, and MariaDB's CPU went on the statements every transaction
+ * has (its own, the autocommit switches, the commit), not on the rows; a node and its database
+ * sharing the machine's cores then made everything later. Measured in docs/performance.md ("A
+ * linger in the group commits").
  *
  * <p>Two items whose {@link Grouping#exclusiveKeys} meet are never in one group: the later one
  * waits for the next (two results for one job in one transaction would both be answered as the
@@ -77,6 +86,8 @@ public final class GroupCommit<T, R> implements AutoCloseable {
     /** How long the single writes after a contended group may take before the rest fail. */
     static final long CONTENDED_BUDGET_MS = 30_000;
 
+    private static final long LINGER_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
     private final long contendedBudgetMs;
     /** Single writes after a contended group that may time out before the rest fail at once. */
     private final int contendedSinglesAllowed;
@@ -85,12 +96,21 @@ public final class GroupCommit<T, R> implements AutoCloseable {
      * @param writers threads writing groups; more than one lets a group be built and sent while
      *     another one's commit waits for its log flush
      * @param maxGroup most jobs in one transaction
+     * @param lingerMs how long a writer waits for more items after the first of a group, when that
+     *     one came less than this after the item before it; 0: never
      */
-    public record Settings(int writers, int maxGroup) {
+    public record Settings(int writers, int maxGroup, long lingerMs) {
         public Settings {
             if (writers < 1 || maxGroup < 1) {
                 throw new IllegalArgumentException("writers and maxGroup must be at least 1");
             }
+            if (lingerMs < 0) {
+                throw new IllegalArgumentException("lingerMs must not be negative");
+            }
+        }
+
+        public Settings(int writers, int maxGroup) {
+            this(writers, maxGroup, 0);
         }
     }
 
@@ -110,12 +130,19 @@ public final class GroupCommit<T, R> implements AutoCloseable {
             Predicate<T> mayContend,
             Predicate<RuntimeException> itemAtFault) {}
 
-    private record Pending<T, R>(T item, CompletableFuture<R> answer) {}
+    /** @param closeBehind whether it came less than the linger after the item before it */
+    private record Pending<T, R>(T item, CompletableFuture<R> answer, boolean closeBehind) {}
 
     private final String what;
     private final Function<List<T>, List<R>> store;
     private final Grouping<T> grouping;
     private final int maxGroup;
+    private final long lingerNanos;
+    /** When the latest item came ({@link System#nanoTime()}). */
+    private final AtomicLong lastArrival = new AtomicLong(System.nanoTime() - TimeUnit.DAYS.toNanos(1));
+    /** Held by the one writer gathering a group, so that two idle writers do not split one between them. */
+    private final ReentrantLock gathering = new ReentrantLock();
+
     private final BlockingQueue<Pending<T, R>> queue;
     private final int writerCount;
     private final List<Thread> writers = new ArrayList<>();
@@ -185,6 +212,7 @@ public final class GroupCommit<T, R> implements AutoCloseable {
         this.store = store;
         this.grouping = grouping;
         this.maxGroup = settings.maxGroup();
+        this.lingerNanos = TimeUnit.MILLISECONDS.toNanos(settings.lingerMs());
         // bounded: callers beyond it wait for room (each caller holds one request thread anyway)
         this.queue = new ArrayBlockingQueue<>(settings.maxGroup() * settings.writers() * 4);
         this.writerCount = settings.writers();
@@ -207,7 +235,9 @@ public final class GroupCommit<T, R> implements AutoCloseable {
         if (!open) {
             return store.apply(List.of(item)).get(0);
         }
-        Pending<T, R> pending = new Pending<>(item, new CompletableFuture<>());
+        long now = System.nanoTime();
+        boolean closeBehind = now - lastArrival.getAndSet(now) < lingerNanos;
+        Pending<T, R> pending = new Pending<>(item, new CompletableFuture<>(), closeBehind);
         try {
             queue.put(pending);
         } catch (InterruptedException e) {
@@ -246,14 +276,22 @@ public final class GroupCommit<T, R> implements AutoCloseable {
         List<Pending<T, R>> carried = new ArrayList<>();
         while (open || !queue.isEmpty() || !carried.isEmpty()) {
             try {
-                if (carried.isEmpty()) {
-                    Pending<T, R> first = queue.poll(100, TimeUnit.MILLISECONDS);
-                    if (first == null) {
-                        continue;
-                    }
-                    carried.add(first);
+                if (!gathering.tryLock(100, TimeUnit.MILLISECONDS)) {
+                    continue;
                 }
-                fill(group, carried);
+                try {
+                    if (carried.isEmpty()) {
+                        Pending<T, R> first = queue.poll(100, TimeUnit.MILLISECONDS);
+                        if (first == null) {
+                            continue;
+                        }
+                        carried.add(first);
+                        linger(carried);
+                    }
+                    fill(group, carried);
+                } finally {
+                    gathering.unlock();
+                }
                 write(group);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -267,6 +305,31 @@ public final class GroupCommit<T, R> implements AutoCloseable {
             } finally {
                 group.clear();
             }
+        }
+    }
+
+    /**
+     * Waits up to the linger for more items after the first, when it came close behind another one
+     * (more are likely to follow), until the group is full or the group commit closes.
+     */
+    private void linger(List<Pending<T, R>> carried) throws InterruptedException {
+        if (lingerNanos == 0 || !carried.get(0).closeBehind()) {
+            return;
+        }
+        long deadline = System.nanoTime() + lingerNanos;
+        int weight = grouping.weight().applyAsInt(carried.get(0).item());
+        while (weight < maxGroup && open) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                break;
+            }
+            // in slices, so that a close ends a long linger
+            Pending<T, R> p = queue.poll(Math.min(left, LINGER_SLICE_NANOS), TimeUnit.NANOSECONDS);
+            if (p == null) {
+                continue;
+            }
+            carried.add(p);
+            weight += grouping.weight().applyAsInt(p.item());
         }
     }
 

@@ -47,7 +47,7 @@ class ConfigLoaderTest {
                 file,
                 "engine:\n  claimBatch: 0\ncluster:\n  shards: 0\n"
                         + "kafka:\n  sendQueueRecords: 0\n  sendQueueBytes: 1000\n  deliveryTimeoutMs: 10\n"
-                        + "submits:\n  writers: 0\n  maxGroup: 0\n"
+                        + "submits:\n  writers: 0\n  maxGroup: 0\n  lingerMs: -1\n"
                         + "results:\n  writers: 0\n  maxGroup: 100\n  aloneFrom: 101\n");
         assertThatThrownBy(() -> ConfigLoader.load(file, Map.of()))
                 .isInstanceOf(ConfigException.class)
@@ -58,6 +58,7 @@ class ConfigLoaderTest {
                 .hasMessageContaining("kafka.deliveryTimeoutMs")
                 .hasMessageContaining("submits.writers")
                 .hasMessageContaining("submits.maxGroup")
+                .hasMessageContaining("submits.lingerMs")
                 .hasMessageContaining("results.writers")
                 .hasMessageContaining("results.aloneFrom");
         assertThatThrownBy(() -> ConfigLoader.load(null, Map.of("HOURGLASS_HTTP_PORT", "eighty")))

@@ -300,4 +300,52 @@ class GroupCommitTest {
         assertThat(groups.write(job(6)).job().id()).isEqualTo(6);
         assertThat(committed).containsExactlyInAnyOrder(1L, 2L, 3L, 4L, 5L, 6L);
     }
+
+    /**
+     * Submits coming close together (a steady stream) each found the writer idle and were each their
+     * own transaction; the linger lets the writer wait for the next one. A lone submit is not held.
+     */
+    @Test
+    void aSubmitCloseBehindAnotherWaitsUpToTheLingerForMoreAndALoneOneDoesNot() throws Exception {
+        releaseFirst.countDown();
+        groups = GroupCommit.ofSubmits(store(batch -> null), new GroupCommit.Settings(1, 256, 2_000))
+                .start();
+        long started = System.nanoTime();
+        assertThat(submit(1).get(5, TimeUnit.SECONDS).created()).isTrue();
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started))
+                .as("the first submit came alone: written at once, not after the linger")
+                .isLessThan(1_500);
+        CompletableFuture<Inserted> second = submit(2); // close behind the first: the writer lingers
+        Thread.sleep(300);
+        CompletableFuture<Inserted> third = submit(3);
+        second.get(5, TimeUnit.SECONDS);
+        third.get(5, TimeUnit.SECONDS);
+        assertThat(transactions).containsExactly(List.of(1L), List.of(2L, 3L));
+    }
+
+    @Test
+    void theLingerEndsAsSoonAsTheGroupIsFull() throws Exception {
+        releaseFirst.countDown();
+        groups = GroupCommit.ofSubmits(store(batch -> null), new GroupCommit.Settings(1, 2, 60_000))
+                .start();
+        submit(1).get(5, TimeUnit.SECONDS);
+        CompletableFuture<Inserted> second = submit(2);
+        CompletableFuture<Inserted> third = submit(3);
+        second.get(10, TimeUnit.SECONDS); // not the minute of the linger: the group of two is full
+        third.get(10, TimeUnit.SECONDS);
+        assertThat(transactions).containsExactly(List.of(1L), List.of(2L, 3L));
+    }
+
+    @Test
+    void closeEndsALinger() throws Exception {
+        releaseFirst.countDown();
+        groups = GroupCommit.ofSubmits(store(batch -> null), new GroupCommit.Settings(1, 256, 60_000))
+                .start();
+        submit(1).get(5, TimeUnit.SECONDS);
+        CompletableFuture<Inserted> lingering = submit(2);
+        await().atMost(Duration.ofSeconds(5)).until(() -> groups.queued() == 0);
+        groups.close(10_000);
+        assertThat(lingering.get(5, TimeUnit.SECONDS).job().id()).isEqualTo(2);
+        assertThat(committed).containsExactly(1L, 2L);
+    }
 }
