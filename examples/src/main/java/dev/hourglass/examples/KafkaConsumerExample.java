@@ -4,9 +4,12 @@ import dev.hourglass.api.CallbackStatus;
 import dev.hourglass.sdk.HourglassClient;
 import dev.hourglass.sdk.kafka.HourglassRecord;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
@@ -20,13 +23,26 @@ public final class KafkaConsumerExample {
         Map<String, Object> config =
                 Map.of("bootstrap.servers", args[0], "group.id", "order-closer", "auto.offset.reset", "earliest");
         try (var consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            consumer.subscribe(List.of(args[1]));
+            consumer.subscribe(List.of(args[1]), new ConsumerRebalanceListener() {
+                @Override
+                public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                    System.out.println("consuming " + partitions);
+                }
+
+                @Override
+                public void onPartitionsRevoked(Collection<TopicPartition> partitions) {}
+            });
             while (true) {
                 for (var record : consumer.poll(Duration.ofSeconds(1))) {
                     HourglassRecord job = HourglassRecord.from(record);
                     System.out.printf(
                             "closing order %s (attempt %d): %s%n", job.bizKey(), job.attempt(), job.valueAsString());
-                    job.report(hourglass, CallbackStatus.SUCCESS, null);
+                    try {
+                        job.report(hourglass, CallbackStatus.SUCCESS, null);
+                    } catch (RuntimeException e) {
+                        // the consumer goes on: with no result within its timeout the job is sent again
+                        System.out.printf("could not report job %s: %s%n", job.jobId(), e);
+                    }
                 }
             }
         }

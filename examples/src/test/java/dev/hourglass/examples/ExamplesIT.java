@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -150,13 +151,29 @@ class ExamplesIT {
                         + "\",\"payload\":{\"order\":\"" + bizKey + "\"}}");
         assertThat(submitted.status()).as(submitted.text()).isEqualTo(201);
         String id = submitted.json().get("id").asText();
-        JsonNode job = await().atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofMillis(200))
-                .until(
-                        () -> shop.get("/api/v1/jobs/" + id).json(),
-                        j -> !j.path("state").asText().matches("DELAYED|RUNNING"));
-        assertThat(job.path("state").asText()).as(job.toString()).isEqualTo("FINISHED");
+        JsonNode job;
+        try {
+            job = await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(
+                            () -> shop.get("/api/v1/jobs/" + id).json(),
+                            j -> !j.path("state").asText().matches("DELAYED|RUNNING"));
+        } catch (ConditionTimeoutException e) {
+            // with the example's own account of the wait, which is gone with the CI machine otherwise
+            throw new AssertionError("job " + id + " did not end; the example printed:\n" + output(out), e);
+        }
+        assertThat(job.path("state").asText())
+                .as(job + "; the example printed:%n%s", output(out))
+                .isEqualTo("FINISHED");
         awaitOutput(out, "closing order " + bizKey);
+    }
+
+    private static String output(Path out) {
+        try {
+            return Files.readString(out);
+        } catch (IOException e) {
+            return "(unreadable: " + e + ")";
+        }
     }
 
     private static void awaitListening(int port) {
