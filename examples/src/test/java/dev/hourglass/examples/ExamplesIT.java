@@ -163,7 +163,7 @@ class ExamplesIT {
             throw new AssertionError("job " + id + " did not end; the example printed:\n" + output(out), e);
         }
         assertThat(job.path("state").asText())
-                .as(job + "; the example printed:%n%s", output(out))
+                .as("%s; the example printed:%n%s", job, output(out))
                 .isEqualTo("FINISHED");
         awaitOutput(out, "closing order " + bizKey);
     }
