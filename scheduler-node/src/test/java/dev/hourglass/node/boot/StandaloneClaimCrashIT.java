@@ -63,23 +63,26 @@ class StandaloneClaimCrashIT extends StandaloneCrash {
             await("attempt 1 of round " + round + " at the receiver")
                     .atMost(Duration.ofSeconds(20))
                     .pollInterval(Duration.ofMillis(5))
-                    .until(() -> attemptsSeen(jobs, 1) == jobs.size());
+                    .until(() -> jobsSeenFrom(jobs, 1) == jobs.size());
             restartAfterKill9WhileHeld(release);
             long ready = System.currentTimeMillis();
             ApiClient after = onCurrentNode(app);
             try {
-                await("attempt 2 of round " + round + " after the restart")
+                // attempt 2, or a later one when a slow machine timed attempt 1 out before the kill
+                // and attempt 2 was lost in flight with the old node: its claim was kept, so the
+                // new node timed it out and sent attempt 3 (seen so under load, 2026-11-29)
+                await("a later attempt of every job of round " + round + " after the restart")
                         .atMost(Duration.ofSeconds(60))
-                        .until(() -> attemptsSeen(jobs, 2) == jobs.size()
+                        .until(() -> jobsSeenFrom(jobs, 2) == jobs.size()
                                 || !duplicateAttempts().isEmpty());
             } catch (ConditionTimeoutException e) {
                 throw new AssertionError(
-                        "round " + round + ": not every job came back as attempt 2 after the restart (log " + node.log()
-                                + "):" + describe(after, jobs),
+                        "round " + round + ": not every job came back as attempt 2 or later after the restart (log "
+                                + node.log() + "):" + describe(after, jobs),
                         e);
             }
             System.out.printf(
-                    "STANDALONE-CRASH claim round %d: %d jobs claimed, kill -9, restart; attempt 2 of all %d ms after"
+                    "STANDALONE-CRASH claim round %d: %d jobs claimed, kill -9, restart; attempt 2 or later of all %d ms after"
                             + " the restarted node was ready; duplicates so far %d%n",
                     round,
                     jobs.size(),
@@ -127,9 +130,10 @@ class StandaloneClaimCrashIT extends StandaloneCrash {
         return b.toString();
     }
 
-    private long attemptsSeen(Set<String> jobs, int attempt) {
+    /** How many of {@code jobs} the receiver has seen with attempt {@code first} or a later one. */
+    private long jobsSeenFrom(Set<String> jobs, int first) {
         return receiver.received().stream()
-                .filter(r -> r.attempt() == attempt && jobs.contains(r.jobId()))
+                .filter(r -> r.attempt() >= first && jobs.contains(r.jobId()))
                 .map(Received::jobId)
                 .distinct()
                 .count();
