@@ -8,10 +8,11 @@ import org.junit.jupiter.api.Tag;
 
 /**
  * An integration-test class that may run while one other such class runs, in a second test JVM:
- * failsafe runs the classes tagged {@value #TAG} two JVMs at a time; in scheduler-node-it last,
- * after the {@link RunsPaired} classes and those that run alone (its POM and the parent's failsafe
- * executions). The suite spends most of its time waiting for
- * sessions, timeouts and fire times, so a second JVM takes minutes off it on two cores.
+ * failsafe runs the classes tagged {@value #TAG} two JVMs at a time, in the module
+ * scheduler-node-it-alongside, beside scheduler-node-it's {@link RunsPaired} classes and those that
+ * run alone, at the lowest CPU priority (its POM and the parent's failsafe executions): they take
+ * the CPU those leave, and all of it once they are done. The suite spends most of its time waiting
+ * for sessions, timeouts and fire times, so a second JVM takes minutes off it on two cores.
  *
  * <p>Only for a class none of whose checks two test JVMs sharing the CPU can break: it asserts
  * what happened ("each once", "never early", "nothing lost"), not how soon; it waits generously
