@@ -51,8 +51,9 @@ class CancelFrozenHolderIT {
             return Reply.ok();
         });
         String jdbcUrl = EmbeddedMariaDb.newDatabase();
-        // a session long enough that a's shard lease (two thirds of it) outlasts the frozen cancel
-        String extra = "  zkSessionTimeoutMs: 12000";
+        // a session long enough that a's shard lease (two thirds of it) outlasts the frozen cancel,
+        // also when this class runs at low priority beside the timed classes (README, "Tests")
+        String extra = "  zkSessionTimeoutMs: 30000";
         a = NodeProcess.start("fa", jdbcUrl, zookeeper.getConnectString(), "/hg-frozen", extra);
         b = NodeProcess.start("fb", jdbcUrl, zookeeper.getConnectString(), "/hg-frozen", extra);
         a.awaitReady();
@@ -95,7 +96,7 @@ class CancelFrozenHolderIT {
                     .get("id")
                     .asText());
         }
-        await().atMost(Duration.ofSeconds(10))
+        await().atMost(Duration.ofSeconds(30))
                 .until(() -> receiver.received().size() == 1
                         && ids.stream().allMatch(id -> state(viaB, id).equals("RUNNING")));
         String waiting = ids.stream()
@@ -118,7 +119,14 @@ class CancelFrozenHolderIT {
         assertThat(unchanged.get("attempts").asInt()).isEqualTo(1);
 
         a.resume();
-        ApiClient.Answer canceled = viaB.delete("/api/v1/jobs/" + waiting);
+        // as a client would: a 503 changed nothing, so ask again. Once a answers (a process just
+        // thawed at low priority may take longer than the 2 s b waits), the cancel goes through
+        ApiClient.Answer[] answer = new ApiClient.Answer[1];
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            answer[0] = viaB.delete("/api/v1/jobs/" + waiting);
+            return answer[0].status() != 503;
+        });
+        ApiClient.Answer canceled = answer[0];
         assertThat(canceled.status()).as(canceled.text()).isEqualTo(200);
         assertThat(canceled.json().get("state").asText()).isEqualTo("CANCELED");
         assertThat(canceled.json().get("lastError").asText())

@@ -41,10 +41,13 @@ class PoisonResultIT {
     void aRefusedResultIsIsolatedAndEveryOtherResultIsWrittenAtOnce() throws Exception {
         String service = f.httpService("\"timeoutMs\":60000");
         List<String> ids = new ArrayList<>();
+        // all due 10 s after the first submit: the backlog row below must be in before job 17's
+        // result is written, however long the 40 submits take (the class runs at low priority
+        // beside the timed classes: README, "Tests")
+        long dueAt = System.currentTimeMillis() + 10_000;
         for (int i = 0; i < 40; i++) {
-            // due 6 s ahead: the backlog row below must be in before job 17's result is written,
-            // even on a machine that stalls a second
-            ids.add(f.submit(service, 6_000, "\"bizKey\":\"poison-" + i + "\"")
+            ids.add(f.submit(
+                            service, Math.max(0, dueAt - System.currentTimeMillis()), "\"bizKey\":\"poison-" + i + "\"")
                     .get("id")
                     .asText());
         }
@@ -57,10 +60,10 @@ class PoisonResultIT {
                     + " updated_at, ended_at) VALUES (1, 'shop', '" + service + "', 'poison-17', 0, 'FINISHED',"
                     + " 0, 0, 1, 0, 5, 1000, 'null', 0, 0, 0, 0)");
         }
-        await().atMost(Duration.ofSeconds(20))
+        await().atMost(Duration.ofSeconds(60))
                 .until(() ->
                         ids.stream().filter(id -> !id.equals(poisoned)).allMatch(id -> "FINISHED".equals(f.state(id))));
-        await().atMost(Duration.ofSeconds(10)).until(() -> "FAILED".equals(f.state(poisoned)));
+        await().atMost(Duration.ofSeconds(30)).until(() -> "FAILED".equals(f.state(poisoned)));
         JsonNode execution = f.executions(poisoned).get(0);
         assertThat(execution.get("outcome").asText()).isEqualTo("ERROR");
         assertThat(execution.get("message").asText()).contains("result could not be written");

@@ -127,7 +127,9 @@ class DubboPullIT {
             List<Reservation> got = call(() -> defaults.service().reserve(request(1, 2_500L)));
             long took = System.currentTimeMillis() - start;
             assertThat(got).isEmpty();
-            assertThat(took).as("waited its 2.5 s, not cut at 1 s").isBetween(2_400L, 4_000L);
+            // below twice the wait: asked once, not again by a failover (the class runs at low
+            // priority beside the timed classes, README "Tests": seconds of slack, not one)
+            assertThat(took).as("waited its 2.5 s, not cut at 1 s").isBetween(2_400L, 4_900L);
         }
     }
 
@@ -138,7 +140,8 @@ class DubboPullIT {
         Thread.sleep(300);
         assertThat(waiting).isNotDone();
         String id = submit(0);
-        assertThat(waiting.get(8, TimeUnit.SECONDS))
+        // answered by the job, not by the wait's end: the poll waited 10 s and would answer empty
+        assertThat(waiting.get(14, TimeUnit.SECONDS))
                 .extracting(Reservation::getId)
                 .containsExactly(id);
         long start = System.currentTimeMillis();

@@ -72,7 +72,10 @@ class GroupCommitIT {
                             if (transactions.incrementAndGet() == 1) {
                                 firstEntered.countDown();
                                 try {
-                                    releaseFirst.await(10, TimeUnit.SECONDS);
+                                    // released by the test (or its @AfterEach); 120 s only bounds
+                                    // a hang: a shorter hold let the queued callers through early
+                                    // in a JVM at low priority (README, "Tests")
+                                    releaseFirst.await(120, TimeUnit.SECONDS);
                                 } catch (InterruptedException e) {
                                     Thread.currentThread().interrupt();
                                 }
@@ -126,7 +129,7 @@ class GroupCommitIT {
         answers.add(submit(job("first", "{}")));
         assertThat(firstEntered.await(10, TimeUnit.SECONDS)).isTrue();
         queued.forEach(j -> answers.add(submit(j)));
-        await().atMost(Duration.ofSeconds(10)).until(() -> groups.queued() == queued.size());
+        await().atMost(Duration.ofSeconds(60)).until(() -> groups.queued() == queued.size());
         releaseFirst.countDown();
         return answers;
     }
@@ -165,10 +168,10 @@ class GroupCommitIT {
             if (i == 9) { // queued.get(8)
                 CompletableFuture<Inserted> poison = answers.get(i);
                 ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
-                        ExecutionException.class, () -> poison.get(10, TimeUnit.SECONDS));
+                        ExecutionException.class, () -> poison.get(60, TimeUnit.SECONDS));
                 assertThat(e.getCause()).hasMessageContaining("poison row refused");
             } else {
-                Inserted in = answers.get(i).get(10, TimeUnit.SECONDS);
+                Inserted in = answers.get(i).get(60, TimeUnit.SECONDS);
                 assertThat(in.created()).isTrue();
                 stored.add(in.job().id());
             }
@@ -198,11 +201,11 @@ class GroupCommitIT {
             queued.add(job("order-" + (i % 3), "{\"i\":" + i + "}"));
         }
         List<CompletableFuture<Inserted>> answers = asOneGroupBehindAFirst(queued);
-        answers.get(0).get(10, TimeUnit.SECONDS);
+        answers.get(0).get(60, TimeUnit.SECONDS);
         Map<String, Set<Long>> idsByKey = new java.util.HashMap<>();
         int created = 0;
         for (CompletableFuture<Inserted> a : answers.subList(1, answers.size())) {
-            Inserted in = a.get(10, TimeUnit.SECONDS);
+            Inserted in = a.get(60, TimeUnit.SECONDS);
             idsByKey.computeIfAbsent(in.job().bizKey(), k -> new HashSet<>())
                     .add(in.job().id());
             created += in.created() ? 1 : 0;
@@ -228,9 +231,9 @@ class GroupCommitIT {
             List<CompletableFuture<Inserted>> answers =
                     asOneGroupBehindAFirst(List.of(job("a", "{}"), job("held", "{}"), job("b", "{}"), job(null, "{}")));
             for (int i : new int[] {0, 1, 3, 4}) {
-                assertThat(answers.get(i).get(20, TimeUnit.SECONDS).created()).isTrue();
+                assertThat(answers.get(i).get(60, TimeUnit.SECONDS).created()).isTrue();
             }
-            assertThatThrownBy(() -> answers.get(2).get(20, TimeUnit.SECONDS))
+            assertThatThrownBy(() -> answers.get(2).get(60, TimeUnit.SECONDS))
                     .hasCauseInstanceOf(StoreContendedException.class);
             holder.rollback();
         }

@@ -169,8 +169,15 @@ class KafkaSaslIT {
         try (NodeFixture f = node(producerSettings(JaasUtils.KAFKA_PLAIN_USER1_PASSWORD))) {
             String id = f.submit(kafkaService(f), 0, "").get("id").asText();
             await().atMost(Duration.ofSeconds(30)).until(() -> "FINISHED".equals(f.state(id)));
-            JsonNode attempt = f.executions(id).get(0);
-            assertThat(attempt.get("outcome").asText()).isEqualTo("SUCCESS");
+            // the last attempt published it. One before it may have ended unsent: a producer waits
+            // 2 s for a new topic's metadata (and the SASL handshake), which a JVM at low priority
+            // beside the timed classes (README, "Tests") can take longer than
+            JsonNode attempts = f.executions(id);
+            assertThat(attempts.get(attempts.size() - 1).get("outcome").asText())
+                    .isEqualTo("SUCCESS");
+            for (int i = 0; i < attempts.size() - 1; i++) {
+                assertThat(attempts.get(i).get("message").asText()).startsWith("Kafka: not sent");
+            }
             assertThat(jobIds(everyRecord())).contains(id);
         }
     }
@@ -179,7 +186,8 @@ class KafkaSaslIT {
     void aNodeWithAWrongPasswordPublishesNothing() throws Exception {
         try (NodeFixture f = node(producerSettings("not-the-password"))) {
             String id =
-                    f.submit(kafkaService(f), 0, "\"maxAttempts\":3").get("id").asText();
+                    // attempts enough that the job is still being retried when the test looks
+                    f.submit(kafkaService(f), 0, "\"maxAttempts\":50").get("id").asText();
             await().atMost(Duration.ofSeconds(30)).until(() -> {
                 JsonNode attempts = f.executions(id);
                 return attempts.size() >= 1 && attempts.get(0).hasNonNull("outcome");

@@ -85,7 +85,9 @@ class SigningSecretRotationIT {
                 "/api/v1/services/rotating",
                 "{\"protocol\":\"HTTP\",\"url\":\"http://127.0.0.1:"
                         + receiver.getAddress().getPort()
-                        + "/close\",\"maxAttempts\":10,\"backoff\":{\"initialMs\":200,\"maxMs\":200},"
+                        // attempts enough to outlast the test's steps at low priority (README,
+                        // "Tests"): ten at 200 ms were gone in 2-3 s
+                        + "/close\",\"maxAttempts\":1000,\"backoff\":{\"initialMs\":200,\"maxMs\":200},"
                         + "\"signingSecret\":\"" + secret + "\"}");
         assertThat(answer.status()).as(answer.text()).isEqualTo(200);
     }

@@ -201,7 +201,7 @@ final class NodeJvm {
         HttpRequest ready = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health/ready"))
                 .timeout(Duration.ofSeconds(2))
                 .build();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
         while (node.isAlive() && System.nanoTime() < deadline) {
             try {
                 if (http.send(ready, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {

@@ -154,7 +154,9 @@ public final class NodeProcess implements AutoCloseable {
     public NodeProcess awaitReady() {
         HttpClient http = HttpClient.newHttpClient();
         Awaitility.await("node " + nodeId + " ready (log: " + log + ")")
-                .atMost(Duration.ofSeconds(90))
+                // a hang bound, not a measure: a start is about 4.4 CPU-seconds, and the alongside
+                // classes' processes run at low priority beside CPU-bound timed classes
+                .atMost(Duration.ofSeconds(300))
                 .pollInterval(Duration.ofMillis(50))
                 .until(() -> {
                     if (!process.isAlive()) {

@@ -42,7 +42,7 @@ public final class ProcessCluster {
     /** Waits until two nodes are members and the first of them holds half of the 64 shards. */
     public static void awaitTwoNodesSharingTheShards(ApiClient admin) {
         org.awaitility.Awaitility.await()
-                .atMost(java.time.Duration.ofSeconds(20))
+                .atMost(java.time.Duration.ofSeconds(60))
                 .until(() -> {
                     com.fasterxml.jackson.databind.JsonNode nodes =
                             admin.get("/api/v1/cluster").json().get("nodes");
