@@ -63,7 +63,7 @@ public final class EmbeddedMariaDb {
                 try {
                     db.stop();
                     deleteRecursively(dir);
-                } catch (ManagedProcessException | IOException ignored) {
+                } catch (IOException ignored) { // ManagedProcessException included
                     // the JVM is going away anyway
                 }
             }));
