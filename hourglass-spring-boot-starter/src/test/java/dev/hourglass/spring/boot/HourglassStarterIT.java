@@ -153,7 +153,9 @@ class HourglassStarterIT {
     }
 
     private static JobView awaitFinal(String jobId) {
-        return await().atMost(Duration.ofSeconds(30))
+        // a hang bound: the module's tests run at low priority beside the node's timed tests
+        // (README, "Tests"), where a Kafka listener's job once took longer than 30 s
+        return await().atMost(Duration.ofSeconds(90))
                 .pollInterval(Duration.ofMillis(100))
                 .until(() -> client.get(jobId), job -> job.getState().isFinal());
     }
