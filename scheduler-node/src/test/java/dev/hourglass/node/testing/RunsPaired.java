@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Tag;
  * two test JVMs at a time; in scheduler-node-it first, before the classes that run alone (its POM
  * and the parent's failsafe executions). The tests of the modules after the node, the {@link
  * RunsAlongside} classes' among them, run beside this phase and the alone one at a low CPU
- * priority (nice 10).
+ * priority (nice 10 for those, 19 for the others).
  *
  * <p>For a class that has a timing bound the CPU could break, but a loose one (a second and more
  * of slack over what it measures, or a wait of seconds for what takes milliseconds), and that
