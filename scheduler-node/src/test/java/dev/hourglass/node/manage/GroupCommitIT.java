@@ -73,8 +73,8 @@ class GroupCommitIT {
                                 firstEntered.countDown();
                                 try {
                                     // released by the test (or its @AfterEach); 120 s only bounds
-                                    // a hang: a shorter hold let the queued callers through early
-                                    // in a JVM at low priority (README, "Tests")
+                                    // a hang: a shorter hold could let the queued callers through
+                                    // early in a JVM at low priority (README, "Tests")
                                     releaseFirst.await(120, TimeUnit.SECONDS);
                                 } catch (InterruptedException e) {
                                     Thread.currentThread().interrupt();
