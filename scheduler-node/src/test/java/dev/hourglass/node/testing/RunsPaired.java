@@ -9,10 +9,9 @@ import org.junit.jupiter.api.Tag;
 /**
  * An integration-test class that may share the machine with one other class of this tag, but not
  * with the busy classes of {@link RunsAlongside}: failsafe runs the classes tagged {@value #TAG}
- * two test JVMs at a time; in scheduler-node-it first, before the classes that run alone (its POM
- * and the parent's failsafe executions). The tests of the modules after the node, the {@link
- * RunsAlongside} classes' among them, run beside this phase and the alone one at a low CPU
- * priority (nice 10 for those, 19 for the others).
+ * two test JVMs at a time; in scheduler-node-it first, before the classes that run alone and the
+ * {@link RunsAlongside} ones (its POM and the parent's failsafe executions). The tests of the
+ * modules after the node run beside this phase at the lowest CPU priority.
  *
  * <p>For a class that has a timing bound the CPU could break, but a loose one (a second and more
  * of slack over what it measures, or a wait of seconds for what takes milliseconds), and that
