@@ -11,6 +11,7 @@ import dev.hourglass.node.core.port.Coordination;
 import dev.hourglass.node.core.shard.ShardAssigner;
 import dev.hourglass.node.core.shard.ShardOwnership;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -99,6 +100,9 @@ public final class CuratorCoordinator implements Coordination, AutoCloseable {
             Executors.newSingleThreadExecutor(DaemonThreads.named("hourglass-cluster-curator-notify"));
 
     private final ContactLease lease = new ContactLease();
+    /** Fed by the lease renewal alone. */
+    private final CuratorBlindnessWatch curatorBlindness;
+
     private final LeaderLatch latch;
     private final WithholdRequests withholdRequests;
     private volatile boolean cacheInitialized;
@@ -139,6 +143,9 @@ public final class CuratorCoordinator implements Coordination, AutoCloseable {
         this.self = self;
         this.sessionTimeoutMs = sessionTimeoutMs;
         this.listeners = listeners;
+        // a reconnection's SyncConnected is handled within milliseconds of the session answering;
+        // seconds of "disconnected" on a session that answers is Curator's stuck state
+        this.curatorBlindness = new CuratorBlindnessWatch(Duration.ofMillis(Math.max(2_000, sessionTimeoutMs / 2)));
         this.client = auth.applyTo(
                         CuratorFrameworkFactory.builder()
                                 .connectString(connectString)
@@ -279,11 +286,41 @@ public final class CuratorCoordinator implements Coordination, AutoCloseable {
             zk.exists(root, false);
             if (zk.getSessionId() == session) {
                 lease.heard(session, sentAt, zk.getSessionTimeout());
+                if (curatorBlindness.answered(
+                        session, client.getZookeeperClient().isConnected(), System.nanoTime())) {
+                    heartbeat.execute(() -> reopenSession(session));
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
+            curatorBlindness.failed();
             LOG.debug("renewing the ZooKeeper lease failed: {}", e.toString());
+        }
+    }
+
+    /**
+     * Curator has called {@code session} disconnected for seconds while it answered our requests
+     * ({@link CuratorBlindnessWatch}): a new session, opened from our thread, brings Curator's
+     * RECONNECTED, on which its recipes and this coordinator rebuild. Closing the stuck session at
+     * once also removes whatever it created, rather than after its timeout.
+     */
+    private void reopenSession(long session) {
+        try {
+            var zookeeperClient = client.getZookeeperClient();
+            org.apache.zookeeper.ZooKeeper zk = zookeeperClient.getZooKeeper();
+            if (zookeeperClient.isConnected()
+                    || zk.getSessionId() != session
+                    || !zk.getState().isConnected()) {
+                return; // Curator caught up meanwhile
+            }
+            LOG.warn(
+                    "ZooKeeper session 0x{} answers but Curator has reported it disconnected for seconds"
+                            + " (Curator's race on session expiry, CURATOR-367): opening a new session",
+                    Long.toHexString(session));
+            zookeeperClient.reset(); // Curator's own remedy for a stuck connection (CURATOR-561)
+        } catch (Exception e) {
+            LOG.warn("opening a new ZooKeeper session failed (tried again): {}", e.toString());
         }
     }
 

@@ -111,6 +111,56 @@ class CoordinatorIT {
     }
 
     /**
+     * Curator can post a session expiry's LOST after the new session's RECONNECTED and then stay
+     * LOST with a healthy session: its recipes (the latch, the membership node, the cache) never
+     * rebuild, and the node would stay out of the cluster until restarted. The coordinator sees a
+     * session that answers while Curator says disconnected, and opens a new one.
+     */
+    @Test
+    void aNodeRejoinsWhenCuratorReportsItsExpiredSessionLostAfterTheNewOneConnected() throws Exception {
+        TestingServer zk = new TestingServer(true);
+        closeLast.add(zk);
+        ShardOwnership a = new ShardOwnership(List.of());
+        ShardOwnership b = new ShardOwnership(List.of());
+        CuratorCoordinator ca = coordinator(zk.getConnectString(), "a", a);
+        coordinator(zk.getConnectString(), "b", b);
+        await().atMost(Duration.ofSeconds(15)).until(() -> balanced(a, b));
+        List<ConnectionState> aStates = new CopyOnWriteArrayList<>();
+        ca.client().getConnectionStateListenable().addListener((client, state) -> aStates.add(state));
+
+        try (HeldSessionExpiry race = HeldSessionExpiry.install(Duration.ofSeconds(2))) {
+            ca.client().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+            // the race happened: the new session's LOST and RECONNECTED, then the held thread's LOST
+            await().atMost(Duration.ofSeconds(15))
+                    .until(() -> java.util.Collections.indexOfSubList(
+                                    aStates,
+                                    List.of(ConnectionState.LOST, ConnectionState.RECONNECTED, ConnectionState.LOST))
+                            >= 0);
+            assertThat(race.held()).isEqualTo(1);
+        }
+
+        try {
+            await().atMost(Duration.ofSeconds(20)).until(() -> ca.isConnected() && balanced(a, b));
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError(
+                    "a's Curator states since the expiry: " + aStates + ", a connected: " + ca.isConnected()
+                            + ", Curator connected: "
+                            + ca.client().getZookeeperClient().isConnected()
+                            + ", session: "
+                            + ca.client().getZookeeperClient().getZooKeeper().getState()
+                            + ", a's shards: " + a.current() + ", b's: " + b.current(),
+                    e);
+        }
+        assertThat(ca.client().getZookeeperClient().isConnected()).isTrue();
+        long oldSessionsGone = System.currentTimeMillis() + 6_000;
+        await().atMost(Duration.ofSeconds(10)).until(() -> System.currentTimeMillis() > oldSessionsGone);
+        assertThat(balanced(a, b))
+                .as("still balanced after the old sessions' timeout")
+                .isTrue();
+        assertThat(ca.members()).extracting(Member::id).containsExactly("a", "b");
+    }
+
+    /**
      * Job ids carry a worker id; it used to be the node id's hash mod 1024, so nodes whose ids hash
      * alike made the same ids. Leased through ZooKeeper, it is unique among the live nodes, also
      * after a session loss took a node's lease away.
