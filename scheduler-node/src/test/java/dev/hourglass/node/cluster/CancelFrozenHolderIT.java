@@ -52,7 +52,7 @@ class CancelFrozenHolderIT {
         });
         String jdbcUrl = EmbeddedMariaDb.newDatabase();
         // a session long enough that a's shard lease (two thirds of it) outlasts the frozen cancel,
-        // also when this class runs at low priority beside the timed classes (README, "Tests")
+        // also when this class runs short of CPU beside other test JVMs (README, "Tests")
         String extra = "  zkSessionTimeoutMs: 30000";
         a = NodeProcess.start("fa", jdbcUrl, zookeeper.getConnectString(), "/hg-frozen", extra);
         b = NodeProcess.start("fb", jdbcUrl, zookeeper.getConnectString(), "/hg-frozen", extra);
@@ -120,7 +120,7 @@ class CancelFrozenHolderIT {
 
         a.resume();
         // as a client would: a 503 changed nothing, so ask again. Once a answers (a process just
-        // thawed at low priority may take longer than the 2 s b waits), the cancel goes through
+        // thawed on a busy machine may take longer than the 2 s b waits), the cancel goes through
         ApiClient.Answer[] answer = new ApiClient.Answer[1];
         await().atMost(Duration.ofSeconds(60)).until(() -> {
             answer[0] = viaB.delete("/api/v1/jobs/" + waiting);

@@ -36,7 +36,7 @@ class EnsembleIT {
                 c.cluster.zkConnect = ensemble.getConnectString();
                 c.cluster.zkRoot = "/hg-ensemble";
                 // shards stay put while a client moves to another server; at 6 s the sessions of a
-                // JVM at low priority beside the timed classes (README, "Tests") could lapse, and
+                // JVM short of CPU beside other test JVMs (README, "Tests") could lapse, and
                 // moved shards resend their attempts (the next attempt: allowed, but not "once")
                 c.cluster.zkSessionTimeoutMs = 20_000;
                 nodes.add(TestNodes.start(c));

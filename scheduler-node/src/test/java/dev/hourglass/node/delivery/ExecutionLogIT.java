@@ -45,7 +45,7 @@ class ExecutionLogIT {
         String service = f.httpService("\"maxInFlight\":1");
         List<String> ids = new ArrayList<>();
         // one fire time for the four, so the last one's wait is the three deliveries before it
-        // however far apart the submits were (at low priority beside the timed classes, README
+        // however far apart the submits were (beside other test JVMs, README
         // "Tests", four submits can take longer than one 400 ms delivery)
         String sameFireAt =
                 Instant.ofEpochMilli(System.currentTimeMillis() + 1_500).toString();

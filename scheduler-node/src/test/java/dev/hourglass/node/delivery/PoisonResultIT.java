@@ -42,8 +42,8 @@ class PoisonResultIT {
         String service = f.httpService("\"timeoutMs\":60000");
         List<String> ids = new ArrayList<>();
         // all due 10 s after the first submit: the backlog row below must be in before job 17's
-        // result is written, however long the 40 submits take (the class runs at low priority
-        // beside the timed classes: README, "Tests")
+        // result is written, however long the 40 submits take (the class runs beside other
+        // test JVMs: README, "Tests")
         long dueAt = System.currentTimeMillis() + 10_000;
         for (int i = 0; i < 40; i++) {
             ids.add(f.submit(

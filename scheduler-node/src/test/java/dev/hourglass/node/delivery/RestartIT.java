@@ -40,7 +40,7 @@ class RestartIT {
     @Test
     void aCrashMidFlightLosesNothingAndRedeliversTheRunningJobs() {
         // a timeout the test's 40 submits and 20 reads fit in before the crash, on a loaded machine
-        // too: the class runs at low priority beside the timed classes (README, "Tests"), where its
+        // too: the class runs beside other test JVMs on two cores (README, "Tests"), where its
         // JVM may get a tenth of a core for seconds. It costs no time: the restarted node ends the
         // attempts its former self left at once (TimeoutSweep's orphans), not at their timeout
         String service = f.httpService("\"timeoutMs\":30000,\"backoff\":{\"initialMs\":100}");
@@ -88,7 +88,7 @@ class RestartIT {
     void aJobThatCouldNotFireBeforeItsExpiryExpiresInsteadOfFiring() {
         String service = f.httpService("");
         // due 5 s ahead: the node is halted before, even on a machine that stalls seconds (the
-        // class runs at low priority beside the timed classes: README, "Tests"). The retry by hand
+        // class runs beside other test JVMs: README, "Tests"). The retry by hand
         // below gives the job a new expiry, expireAfterMs from its new fire time (now), so the
         // node must claim it within that or it expires again. With 200 ms the job was once not
         // FINISHED 5 s after the retry in CI (two test JVMs on two cores); a job that expired

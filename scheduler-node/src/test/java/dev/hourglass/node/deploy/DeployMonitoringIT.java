@@ -102,7 +102,7 @@ class DeployMonitoringIT {
                     .isEqualTo(201);
             ApiClient anonymous = new ApiClient(cluster.nodes().get(0).baseUrl(), "");
             // the scrape that shows the alert is the one checked: a second request once answered
-            // without most of the metrics (2026-11-29, at low priority beside the timed tests;
+            // without most of the metrics (2026-11-29, in a JVM short of CPU;
             // what it was is in the message below if it comes back)
             ApiClient.Answer[] scrape = new ApiClient.Answer[1];
             await().atMost(Duration.ofSeconds(60)).until(() -> {

@@ -74,7 +74,7 @@ class GroupCommitIT {
                                 try {
                                     // released by the test (or its @AfterEach); 120 s only bounds
                                     // a hang: a shorter hold could let the queued callers through
-                                    // early in a JVM at low priority (README, "Tests")
+                                    // early in a JVM short of CPU (README, "Tests")
                                     releaseFirst.await(120, TimeUnit.SECONDS);
                                 } catch (InterruptedException e) {
                                     Thread.currentThread().interrupt();

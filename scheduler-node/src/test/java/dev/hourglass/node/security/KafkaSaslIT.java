@@ -170,8 +170,8 @@ class KafkaSaslIT {
             String id = f.submit(kafkaService(f), 0, "").get("id").asText();
             await().atMost(Duration.ofSeconds(30)).until(() -> "FINISHED".equals(f.state(id)));
             // the last attempt published it. One before it may have ended unsent: a producer waits
-            // 2 s for a new topic's metadata (and the SASL handshake), which a JVM at low priority
-            // beside the timed classes (README, "Tests") can take longer than
+            // 2 s for a new topic's metadata (and the SASL handshake), which a JVM short of CPU
+            // beside other test JVMs (README, "Tests") can take longer than
             JsonNode attempts = f.executions(id);
             assertThat(attempts.get(attempts.size() - 1).get("outcome").asText())
                     .isEqualTo("SUCCESS");

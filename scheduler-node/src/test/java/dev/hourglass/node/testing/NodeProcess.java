@@ -155,7 +155,7 @@ public final class NodeProcess implements AutoCloseable {
         HttpClient http = HttpClient.newHttpClient();
         Awaitility.await("node " + nodeId + " ready (log: " + log + ")")
                 // a hang bound, not a measure: a start is about 4.4 CPU-seconds, and the alongside
-                // classes' processes run at low priority beside CPU-bound timed classes
+                // classes' processes share two cores with other test JVMs and their nodes
                 .atMost(Duration.ofSeconds(300))
                 .pollInterval(Duration.ofMillis(50))
                 .until(() -> {

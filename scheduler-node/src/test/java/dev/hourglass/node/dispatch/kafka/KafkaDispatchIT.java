@@ -145,8 +145,8 @@ class KafkaDispatchIT {
         try (KafkaConsumer<byte[], byte[]> c = consumer("refunds.check")) {
             // the consumer joins its group before the records are sent: the timeout is then the
             // test's own submits, reads and reports (about 50 requests), not the group's join
-            // (seconds on a loaded machine). 20 s: the class runs at low priority beside the timed
-            // classes (README, "Tests"), where its JVM may get a tenth of a core for seconds
+            // (seconds on a loaded machine). 20 s: the class runs beside other test JVMs
+            // (README, "Tests"), where its JVM may get a tenth of a core for seconds
             await().atMost(Duration.ofSeconds(60)).until(() -> {
                 c.poll(Duration.ofMillis(100));
                 return !c.assignment().isEmpty();
