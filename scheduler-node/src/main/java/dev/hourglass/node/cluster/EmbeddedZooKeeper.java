@@ -1,16 +1,25 @@
 package dev.hourglass.node.cluster;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.Properties;
+import java.util.stream.Stream;
 import org.apache.zookeeper.server.embedded.ExitHandler;
 import org.apache.zookeeper.server.embedded.ZooKeeperServerEmbedded;
 
 /**
  * The standalone node's own ZooKeeper (docs/design.md, "Standalone mode": no ensemble configured,
  * so a one-node cluster), on 127.0.0.1 with its data in the node's data directory.
+ *
+ * <p>It starts empty every time. ZooKeeper restores the sessions of its snapshot and log, so after a
+ * kill -9 the dead node stayed a member, the master and the owner of every shard until its session
+ * expired, and the restarted node fired nothing for a session timeout (10 s by default). Its client
+ * died with it, and nothing it kept there outlives a session but the shard assignment, which the
+ * new master writes again.
  */
 public final class EmbeddedZooKeeper implements AutoCloseable {
     private final ZooKeeperServerEmbedded server;
@@ -18,7 +27,9 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
 
     public EmbeddedZooKeeper(Path dataDir) {
         try {
-            Path dir = Files.createDirectories(dataDir.resolve("zookeeper"));
+            Path dir = dataDir.resolve("zookeeper");
+            deleteTree(dir);
+            Files.createDirectories(dir);
             int port;
             try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
                 port = s.getLocalPort();
@@ -38,6 +49,17 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
             this.connectString = "127.0.0.1:" + port;
         } catch (Exception e) {
             throw new IllegalStateException("the embedded ZooKeeper did not start: " + e.getMessage(), e);
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
         }
     }
 

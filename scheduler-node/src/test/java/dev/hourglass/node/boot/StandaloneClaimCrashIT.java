@@ -3,6 +3,7 @@ package dev.hourglass.node.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.CallbackReceiver.Received;
 import dev.hourglass.node.testing.CallbackReceiver.Reply;
@@ -67,6 +68,13 @@ class StandaloneClaimCrashIT extends StandaloneCrash {
             restartAfterKill9WhileHeld(release);
             long ready = System.currentTimeMillis();
             ApiClient after = onCurrentNode(app);
+            // the killed node is no member of the restarted one's cluster: a member until its
+            // session expired (restored by the embedded ZooKeeper), it held the master's latch and
+            // shards, and nothing fired for a session timeout after every crash
+            JsonNode members = admin().get("/api/v1/cluster").json().get("nodes");
+            assertThat(members)
+                    .as("the cluster right after the restart: %s", members)
+                    .hasSize(1);
             try {
                 // attempt 2, or a later one when a slow machine timed attempt 1 out before the kill
                 // and attempt 2 was lost in flight with the old node: its claim was kept, so the
