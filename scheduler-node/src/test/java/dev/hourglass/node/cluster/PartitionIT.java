@@ -31,9 +31,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 /**
  * A network partition between one node of three and its database, its ZooKeeper, or both, under
@@ -48,7 +51,12 @@ import org.junit.jupiter.api.Test;
  * its database. For every scenario: every acknowledged job delivered and FINISHED (nothing lost),
  * no attempt of a job delivered twice, nothing delivered before its fire time, the lateness bounded
  * by the partition's length and the failover, and the execution log reporting it.
+ *
+ * <p>The three scenarios share one cluster (its start and stop were a quarter of each): each begins
+ * with the links healed and the three nodes holding shards, as each ends, and has a service and a
+ * receiver of its own.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PartitionIT {
     /** Short enough to keep the test short, long enough that a loaded CI JVM's stalls do not expire sessions. */
     private static final int SESSION_MS = 8_000;
@@ -65,7 +73,12 @@ class PartitionIT {
     TcpProxy zooKeeperLink;
     HourglassNode c;
     ApiClient admin;
+    ApiClient app;
     String token;
+    /** The scenario's service, delivering to its {@link #receiver}. */
+    String service;
+
+    int scenarios;
 
     enum Link {
         DATABASE,
@@ -73,10 +86,8 @@ class PartitionIT {
         BOTH
     }
 
-    @BeforeEach
-    void start() throws Exception {
-        receiver = new CallbackReceiver(32);
-        receiver.respond(r -> new Reply(200, "", Map.of(), 50));
+    @BeforeAll
+    void startCluster() throws Exception {
         cluster = InProcessCluster.start(2, (i, config) -> tune(config));
         NodeConfig config = cluster.config();
         tune(config);
@@ -90,10 +101,17 @@ class PartitionIT {
         c = cluster.start(config, Clock.systemUTC());
 
         admin = cluster.admin();
-        ApiClient app = cluster.newApp("shop");
+        app = cluster.newApp("shop");
         token = app.token();
+    }
+
+    @BeforeEach
+    void newServiceAndReceiver() throws Exception {
+        receiver = new CallbackReceiver(32);
+        receiver.respond(r -> new Reply(200, "", Map.of(), 50));
+        service = "close-" + ++scenarios;
         app.put(
-                "/api/v1/services/close",
+                "/api/v1/services/" + service,
                 "{\"protocol\":\"HTTP\",\"url\":\"" + receiver.url() + "\",\"timeoutMs\":5000}");
         await().atMost(Duration.ofSeconds(30)).until(() -> {
             JsonNode nodes = admin.get("/api/v1/cluster").json().get("nodes");
@@ -118,24 +136,30 @@ class PartitionIT {
     private static void tune(NodeConfig config) {
         config.cluster.zkSessionTimeoutMs = SESSION_MS;
         config.engine.loadWindowMs = 1_000;
+        config.dubbo.enabled = false; // HTTP callbacks only: Dubbo's start and stop were seconds of each node's
     }
 
     @AfterEach
-    void stop() throws Exception {
+    void healAndCloseReceiver() {
         try {
-            if (databaseLink != null) {
-                databaseLink.heal();
-            }
-            if (zooKeeperLink != null) {
-                zooKeeperLink.heal();
-            }
-            try {
-                closeNodesTogether();
-            } finally {
-                cluster.close(); // ZooKeeper, and any node a failed parallel stop left
-            }
+            databaseLink.heal();
+            zooKeeperLink.heal();
         } finally {
             receiver.close();
+        }
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        try {
+            if (cluster != null) {
+                try {
+                    closeNodesTogether();
+                } finally {
+                    cluster.close(); // ZooKeeper, and any node a failed parallel stop left
+                }
+            }
+        } finally {
             if (databaseLink != null) {
                 databaseLink.close();
             }
@@ -295,8 +319,8 @@ class PartitionIT {
         while (System.currentTimeMillis() < until) {
             long started = System.currentTimeMillis();
             long due = started + 1_500 + ThreadLocalRandom.current().nextLong(1_000);
-            String body = "{\"service\":\"close\",\"bizKey\":\"order-" + sequence.incrementAndGet() + "\",\"fireAt\":"
-                    + due + ",\"payload\":{\"n\":1}}";
+            String body = "{\"service\":\"" + service + "\",\"bizKey\":\"" + service + "-order-"
+                    + sequence.incrementAndGet() + "\",\"fireAt\":" + due + ",\"payload\":{\"n\":1}}";
             try {
                 ApiClient.Answer a = client.post("/api/v1/jobs", body);
                 if (a.status() == 201) {
