@@ -38,7 +38,10 @@ class ZooKeeperOutageIT {
         // a session of 20 s: the nodes keep their shards for a third of it (6.7 s) without ZooKeeper,
         // well beyond the outage's 2-3 s; with the default 10 s (3.3 s) a stall of the test JVM on
         // top of the outage could make them give their shards up, which is not what this tests
-        cluster = InProcessCluster.start(2, (i, c) -> c.cluster.zkSessionTimeoutMs = 20_000);
+        cluster = InProcessCluster.start(2, (i, c) -> {
+            c.cluster.zkSessionTimeoutMs = 20_000;
+            c.dubbo.enabled = false; // HTTP callbacks only
+        });
     }
 
     @AfterEach

@@ -59,7 +59,7 @@ class ApiFloodIT {
 
     @BeforeAll
     static void start() throws Exception {
-        f = new NodeFixture();
+        f = new NodeFixture(c -> c.dubbo.enabled = false); // HTTP only
         service = f.httpService("");
     }
 

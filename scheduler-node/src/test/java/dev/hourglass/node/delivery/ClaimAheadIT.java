@@ -24,7 +24,10 @@ class ClaimAheadIT {
     static void start() throws Exception {
         // jobs due 4.5 s ahead are claimed 2.5 s ahead, and the test has seconds to see them claimed
         // and not sent before their fire time, even on a machine that stalls for one
-        f = new NodeFixture(c -> c.engine.claimLeadMs = 5_000);
+        f = new NodeFixture(c -> {
+            c.engine.claimLeadMs = 5_000;
+            c.dubbo.enabled = false; // HTTP callbacks only
+        });
         service = f.httpService("");
     }
 

@@ -6,7 +6,7 @@ import dev.hourglass.node.testing.NodeFixture;
 class MariaDbFlowControlIT extends FlowControlContract {
     @Override
     protected NodeFixture start() throws Exception {
-        return new NodeFixture();
+        return new NodeFixture(c -> c.dubbo.enabled = false); // HTTP and PULL services only
     }
 
     @Override

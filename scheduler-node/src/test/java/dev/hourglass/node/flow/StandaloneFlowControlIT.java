@@ -6,7 +6,7 @@ import dev.hourglass.node.testing.NodeFixture;
 class StandaloneFlowControlIT extends FlowControlContract {
     @Override
     protected NodeFixture start() throws Exception {
-        return NodeFixture.standalone();
+        return NodeFixture.standalone(c -> c.dubbo.enabled = false); // HTTP and PULL services only
     }
 
     /** The fixture starts each node on a data directory of its own. */

@@ -37,6 +37,7 @@ public abstract class PullContract {
     static void tune(dev.hourglass.node.config.NodeConfig c) {
         c.alerts.evaluateEveryMs = 300;
         c.metrics.backlogEveryMs = 300;
+        c.dubbo.enabled = false; // consumers reserve over HTTP here (DubboPullIT: over Dubbo)
     }
 
     @BeforeAll

@@ -30,7 +30,7 @@ class PullConsumerIT {
 
     @BeforeAll
     static void start() throws Exception {
-        f = new NodeFixture();
+        f = new NodeFixture(c -> c.dubbo.enabled = false); // the SDK reserves over HTTP
         client = HourglassClient.create(f.node.baseUrl(), f.appToken);
     }
 

@@ -62,7 +62,7 @@ class FailedAuthFloodIT {
     /** Out of the box: the valid token is trusted from the cache throughout the flood. */
     @Test
     void aFloodOfWrongTokensFromASharedAddressNeitherRefusesNorSlowsAValidToken(TestInfo test) throws Exception {
-        f = new NodeFixture();
+        f = new NodeFixture(c -> c.dubbo.enabled = false); // HTTP only
         flood(f.appToken, test).assertValidServed();
     }
 
@@ -73,7 +73,10 @@ class FailedAuthFloodIT {
      */
     @Test
     void aValidTokenWhoseCacheEntryExpiresDuringTheBlockIsStillServed(TestInfo test) throws Exception {
-        f = new NodeFixture(c -> c.auth.tokenCacheMs = 200);
+        f = new NodeFixture(c -> {
+            c.auth.tokenCacheMs = 200;
+            c.dubbo.enabled = false;
+        });
         flood(f.appToken, test).assertValidServed();
     }
 
@@ -84,7 +87,10 @@ class FailedAuthFloodIT {
      */
     @Test
     void withTheLimitOffAFloodOfWrongTokensDoesNotSlowAValidToken(TestInfo test) throws Exception {
-        f = new NodeFixture(c -> c.auth.maxFailures = 0);
+        f = new NodeFixture(c -> {
+            c.auth.maxFailures = 0;
+            c.dubbo.enabled = false;
+        });
         flood(f.appToken, test).assertValidServed();
     }
 
