@@ -169,6 +169,11 @@ class SameMillisecondIT {
         long blockAt = System.currentTimeMillis() + leadForBlockOf(50_000, 25_000);
         List<String> blockIds = block(service, 50_000, blockAt);
         long storedAheadMs = blockAt - System.currentTimeMillis();
+        // the premise: the block is stored before its time, so the loader meets it as one block (a
+        // block stored late would be fired by the catch-up, another path)
+        assertThat(storedAheadMs)
+                .as("the 50,000 jobs stored before their fire time (lead measured by leadForBlockOf)")
+                .isPositive();
         List<JsonNode> markers = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             // never a negative delay (400): a marker whose time passed fires now, judged by its own fire time

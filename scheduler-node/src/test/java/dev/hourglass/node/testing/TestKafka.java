@@ -61,6 +61,9 @@ public final class TestKafka {
                         .build())
                 .setConfigProp("auto.create.topics.enable", "false")
                 .setConfigProp("offsets.topic.replication.factor", "1")
+                // one partition, not 50: the coordinator created and loaded 50 on the first consumer
+                // group and again at every broker restart (1.5 s each); no test needs more
+                .setConfigProp("offsets.topic.num.partitions", "1")
                 .setConfigProp("group.initial.rebalance.delay.ms", "0")
                 .build();
         kafka.format();
