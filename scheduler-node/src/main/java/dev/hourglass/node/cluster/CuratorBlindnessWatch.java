@@ -6,14 +6,14 @@ import java.time.Duration;
  * Notices Curator calling a ZooKeeper session disconnected while that very session answers our
  * requests, for longer than a reconnection's own bookkeeping can take.
  *
- * <p>Curator 3 to 5 can post a session expiry's events out of order: the
- * expired handle's event thread opens the new session and only then marks Curator disconnected and
- * posts LOST. When the new session connects in between, its RECONNECTED comes before that LOST, and
- * Curator stays LOST on a healthy session for good: its background operations wait for a connection
- * it believes gone, and the recipes built on them (the leader latch, the membership node, the cache)
- * never rebuild — the node stays out of the cluster until restarted (CURATOR-367: fixed in Curator
- * 2.12, a fix the 3.x line never received, nor 4.x or 5.x; seen in our CI). Nothing in Curator repairs that state, so the coordinator
- * opens a new session when this watch says so.
+ * <p>Curator 3 to 5 can post a session expiry's events out of order: the expired handle's event
+ * thread opens the new session and only then marks Curator disconnected and posts LOST. When the
+ * new session connects in between, its RECONNECTED comes before that LOST, and Curator stays LOST on
+ * a healthy session for good: its background operations wait for a connection it believes gone,
+ * and the recipes built on them (the leader latch, the membership node, the cache) never rebuild —
+ * the node stays out of the cluster until restarted (CURATOR-367: fixed in Curator 2.12, a fix the
+ * 3.x line never received, nor 4.x or 5.x; seen in our CI). Nothing in Curator repairs that state,
+ * so the coordinator opens a new session when this watch says so.
  *
  * <p>Only a request that succeeded counts, so a real outage (no request succeeds) never trips it.
  * Pure; the caller passes the time. Not thread-safe: one thread (the lease renewal) feeds it.
