@@ -24,17 +24,21 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 /**
  * Several nodes in one JVM sharing one MariaDB and one real ZooKeeper (in process): the master
  * balances the shards, every job is delivered exactly once whichever node received it, and a node
  * that leaves hands its shards over without losing a job. (Separate JVM processes, kill -9 and a
  * 3-server ensemble are the next step of the cluster issue.)
+ *
+ * <p>The tests share one cluster of three (starting and stopping one was seconds of each test): each
+ * begins with three nodes, as each ends, and submits to a service or jobs of its own.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ClusterIT {
     static TestingServer zookeeper;
     static String jdbcUrl;
@@ -53,16 +57,24 @@ class ClusterIT {
     }
 
     @AfterAll
-    static void stopShared() throws Exception {
-        receiver.close();
-        zookeeper.close();
-        ZooKeeperLeftovers.delete();
+    void stopShared() throws Exception {
+        try {
+            Together.close(nodes); // the tests are over: the nodes stop at once
+        } finally {
+            nodes.clear();
+            receiver.close();
+            zookeeper.close();
+            ZooKeeperLeftovers.delete();
+        }
     }
 
+    /** Three nodes: started for the first test, and again after a test that ended with fewer. */
     @BeforeEach
     void cluster() {
-        root = "/hg-test-" + System.nanoTime();
-        for (int i = 0; i < 3; i++) {
+        if (root == null) {
+            root = "/hg-test-" + System.nanoTime();
+        }
+        while (nodes.size() < 3) {
             nodes.add(startNode());
         }
         ApiClient admin = admin(0);
@@ -74,15 +86,6 @@ class ClusterIT {
             service = "clustered";
             admin.as(appToken)
                     .put("/api/v1/services/" + service, "{\"protocol\":\"HTTP\",\"url\":\"" + receiver.url() + "\"}");
-        }
-    }
-
-    @AfterEach
-    void stopNodes() throws Exception {
-        try {
-            Together.close(nodes); // the test is over: its nodes stop at once
-        } finally {
-            nodes.clear();
         }
     }
 

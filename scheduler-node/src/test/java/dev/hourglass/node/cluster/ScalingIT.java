@@ -10,10 +10,12 @@ import dev.hourglass.node.testing.CallbackReceiver.Received;
 import dev.hourglass.node.testing.EmbeddedMariaDb;
 import dev.hourglass.node.testing.NodeFixture;
 import dev.hourglass.node.testing.NodeProcess;
-import dev.hourglass.node.testing.ProcessCluster;
 import dev.hourglass.node.testing.StallWatch;
 import dev.hourglass.node.testing.TestNodes;
+import dev.hourglass.node.testing.Together;
+import dev.hourglass.node.testing.ZooKeeperLeftovers;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -22,15 +24,26 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Node processes joining and leaving while jobs fire: scale 1 -> 3, and a rolling restart of every
  * node. A steady stream of submits (to whichever node answers, as a client with several addresses
  * would) runs throughout; every acknowledged job must be delivered, none twice, none early.
+ *
+ * <p>The two tests share their cluster: the rolling restart restarts the three nodes the scale-up
+ * left (run alone, it starts them first). Each test has its own service, receiver and load.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ScalingIT {
     TestingServer zookeeper;
     CallbackReceiver receiver;
@@ -38,14 +51,16 @@ class ScalingIT {
     final List<NodeProcess> nodes = new CopyOnWriteArrayList<>();
     final Map<String, JsonNode> acknowledged = new ConcurrentHashMap<>();
     String token;
+    /** The test's service, delivering to its {@link #receiver}. */
+    String service;
+
     int started;
     /** What the machine stole from this JVM meanwhile: the receiver's timestamps suffer it too. */
-    final StallWatch stalls = new StallWatch();
+    StallWatch stalls;
 
-    @BeforeEach
-    void start() throws Exception {
+    @BeforeAll
+    void startCluster() throws Exception {
         zookeeper = new TestingServer(true);
-        receiver = new CallbackReceiver();
         jdbcUrl = EmbeddedMariaDb.newDatabase();
         nodes.add(startNode());
         ApiClient admin = new ApiClient(nodes.get(0).baseUrl(), TestNodes.ADMIN_TOKEN);
@@ -53,7 +68,16 @@ class ScalingIT {
                 .json()
                 .get("token")
                 .asText();
-        admin.as(token).put("/api/v1/services/steady", "{\"protocol\":\"HTTP\",\"url\":\"" + receiver.url() + "\"}");
+    }
+
+    @BeforeEach
+    void newServiceAndReceiver() throws Exception {
+        stalls = new StallWatch();
+        receiver = new CallbackReceiver();
+        acknowledged.clear();
+        service = "steady-" + started;
+        new ApiClient(nodes.get(0).baseUrl(), token)
+                .put("/api/v1/services/" + service, "{\"protocol\":\"HTTP\",\"url\":\"" + receiver.url() + "\"}");
     }
 
     private NodeProcess startNode() throws Exception {
@@ -74,11 +98,23 @@ class ScalingIT {
     }
 
     @AfterEach
-    void stop() throws Exception {
+    void closeReceiver() {
         try {
-            ProcessCluster.stopTogether(nodes, receiver, zookeeper); // the test is over: all at once
+            receiver.close();
         } finally {
             stalls.close();
+        }
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        try {
+            Together.close(nodes); // the tests are over: all at once
+        } finally {
+            if (zookeeper != null) {
+                zookeeper.close();
+            }
+            ZooKeeperLeftovers.delete();
         }
     }
 
@@ -87,7 +123,7 @@ class ScalingIT {
         Thread t = new Thread(() -> {
             int i = 0;
             while (running.get() && i < 5_000) {
-                String body = "{\"service\":\"steady\",\"delayMs\":" + (1_000 + (i % 10) * 100) + "}";
+                String body = "{\"service\":\"" + service + "\",\"delayMs\":" + (1_000 + (i % 10) * 100) + "}";
                 for (int k = 0; k < nodes.size() * 2; k++) {
                     NodeProcess n = nodes.get((i + k) % nodes.size());
                     try {
@@ -179,7 +215,11 @@ class ScalingIT {
     }
 
     @Test
+    @Order(1)
     void scalingFromOneToThreeNodesWhileJobsFire() throws Exception {
+        assertThat(nodes)
+                .as("the scale-up starts from the class's first node alone")
+                .hasSize(1);
         AtomicBoolean running = new AtomicBoolean(true);
         Thread load = steadyLoad(running);
         await().atMost(Duration.ofSeconds(10)).until(() -> acknowledged.size() > 100);
@@ -201,15 +241,19 @@ class ScalingIT {
     }
 
     @Test
+    @Order(2)
     void aRollingRestartOfEveryNodeUnderSteadyLoadLosesNothing() throws Exception {
-        // the cluster of three the restart starts from: its two other nodes start together (listed at
-        // once, so that the teardown stops them whatever happens)
-        NodeProcess s1 = launchNode();
-        nodes.add(s1);
-        NodeProcess s2 = launchNode();
-        nodes.add(s2);
-        s1.awaitReady();
-        s2.awaitReady();
+        // the cluster of three the restart starts from: the scale-up's, or, run alone, the missing
+        // nodes started together (listed at once, so that the teardown stops them whatever happens)
+        List<NodeProcess> launched = new ArrayList<>();
+        while (nodes.size() < 3) {
+            NodeProcess n = launchNode();
+            nodes.add(n);
+            launched.add(n);
+        }
+        for (NodeProcess n : launched) {
+            n.awaitReady();
+        }
         await().atMost(Duration.ofSeconds(20)).until(() -> balanced(3));
         AtomicBoolean running = new AtomicBoolean(true);
         Thread load = steadyLoad(running);
