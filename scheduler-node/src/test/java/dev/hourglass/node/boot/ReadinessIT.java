@@ -35,7 +35,10 @@ class ReadinessIT {
 
     @Test
     void aNodeWhoseApiPoolIsExhaustedIsStillReady() throws Exception {
-        try (NodeFixture f = new NodeFixture(c -> c.database.poolSize = 2)) {
+        try (NodeFixture f = new NodeFixture(c -> {
+            c.database.poolSize = 2;
+            c.dubbo.enabled = false; // HTTP only
+        })) {
             assertThat(status(f, "/health/ready", 5)).isEqualTo(200);
             List<CompletableFuture<Answer>> puts = new ArrayList<>();
             try (Connection holder = DriverManager.getConnection(f.jdbcUrl, "root", "");

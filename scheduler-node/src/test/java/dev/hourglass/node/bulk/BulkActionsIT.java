@@ -28,7 +28,7 @@ class BulkActionsIT {
     @BeforeEach
     void start() throws Exception {
         receiver = new CallbackReceiver();
-        cluster = InProcessCluster.start(1, (i, c) -> {});
+        cluster = InProcessCluster.start(1, (i, c) -> c.dubbo.enabled = false); // HTTP only
         shop = cluster.newApp("shop");
         for (String service : new String[] {"close", "flaky"}) {
             assertThat(shop.put(

@@ -40,7 +40,10 @@ class CatchUpFairnessIT {
         dead = new CallbackReceiver();
         healthy = new CallbackReceiver();
         dead.respond(r -> new Reply(200, "", Map.of(), 120_000)); // never answers in time
-        cluster = InProcessCluster.start(3, (i, c) -> c.cluster.shards = 2);
+        cluster = InProcessCluster.start(3, (i, c) -> {
+            c.cluster.shards = 2;
+            c.dubbo.enabled = false; // HTTP only
+        });
         nodes = cluster.nodes();
     }
 

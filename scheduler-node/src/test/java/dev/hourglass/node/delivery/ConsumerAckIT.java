@@ -28,7 +28,7 @@ class ConsumerAckIT {
 
     @BeforeAll
     static void start() throws Exception {
-        f = new NodeFixture();
+        f = new NodeFixture(c -> c.dubbo.enabled = false); // HTTP only
         impatient = f.httpService("\"ackMode\":\"CONSUMER\",\"timeoutMs\":3000,\"backoff\":{\"initialMs\":100}");
         patient = f.httpService("\"ackMode\":\"CONSUMER\",\"timeoutMs\":60000,\"backoff\":{\"initialMs\":100}");
     }

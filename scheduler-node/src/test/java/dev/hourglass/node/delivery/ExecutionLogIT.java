@@ -31,7 +31,7 @@ class ExecutionLogIT {
 
     @BeforeAll
     static void start() throws Exception {
-        f = new NodeFixture();
+        f = new NodeFixture(c -> c.dubbo.enabled = false); // HTTP only
     }
 
     @AfterAll

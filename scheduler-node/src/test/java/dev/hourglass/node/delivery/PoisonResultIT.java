@@ -29,7 +29,7 @@ class PoisonResultIT {
 
     @BeforeAll
     static void start() throws Exception {
-        f = new NodeFixture();
+        f = new NodeFixture(c -> c.dubbo.enabled = false); // HTTP only
     }
 
     @AfterAll

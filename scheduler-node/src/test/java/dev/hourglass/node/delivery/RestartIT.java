@@ -29,7 +29,10 @@ class RestartIT {
     void start() throws Exception {
         // a graceful stop waits for deliveries under way up to this grace: the test's 500 ms
         // deliveries must not depend on a 2 s grace holding on a machine that stalls a second
-        f = new NodeFixture(c -> c.engine.shutdownGraceMs = 10_000);
+        f = new NodeFixture(c -> {
+            c.engine.shutdownGraceMs = 10_000;
+            c.dubbo.enabled = false; // HTTP only
+        });
     }
 
     @AfterEach

@@ -50,6 +50,7 @@ class AmbiguousCommitIT {
         proxy = new TcpProxy(port);
         NodeConfig c = TestNodes.config(direct.replace(":" + port + "/", ":" + proxy.port() + "/"));
         c.submits.writers = 1; // concurrent submits form groups behind one writer
+        c.dubbo.enabled = false; // HTTP only
         node = HourglassNode.start(c);
         ApiClient admin = new ApiClient(node.baseUrl(), TestNodes.ADMIN_TOKEN);
         app = admin.as(admin.post("/api/v1/apps", "{\"name\":\"shop\"}")

@@ -52,6 +52,7 @@ class RetentionIT {
             c.retention.intervalMs = 1_000;
             c.retention.batchSize = 40;
             c.retention.batchPauseMs = 10;
+            c.dubbo.enabled = false; // HTTP only
             nodes.add(TestNodes.start(c));
         }
     }

@@ -8,6 +8,6 @@ import dev.hourglass.node.testing.RunsPaired;
 class MariaDbScheduleIT extends ScheduleContract {
     @Override
     protected NodeFixture start() throws Exception {
-        return new NodeFixture();
+        return new NodeFixture(c -> c.dubbo.enabled = false); // HTTP only
     }
 }

@@ -8,6 +8,6 @@ import dev.hourglass.node.testing.RunsPaired;
 class StandaloneScheduleIT extends ScheduleContract {
     @Override
     protected NodeFixture start() throws Exception {
-        return NodeFixture.standalone();
+        return NodeFixture.standalone(c -> c.dubbo.enabled = false); // HTTP only
     }
 }

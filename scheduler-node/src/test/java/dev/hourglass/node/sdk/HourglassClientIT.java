@@ -39,7 +39,7 @@ class HourglassClientIT {
 
     @BeforeAll
     static void start() throws Exception {
-        f = new NodeFixture();
+        f = new NodeFixture(c -> c.dubbo.enabled = false); // the SDK's HTTP client
         service = f.httpService("");
         client = HourglassClient.create(f.node.baseUrl(), f.appToken);
     }

@@ -37,6 +37,7 @@ class HttpsIT {
         NodeConfig config = TestNodes.config(EmbeddedMariaDb.newDatabase());
         config.http.tls.keyStore = keyStore.path.toString();
         config.http.tls.keyStorePassword = keyStore.password;
+        config.dubbo.enabled = false; // HTTPS only
         node = TestNodes.start(config);
         trusting = client(HttpClient.newBuilder().sslContext(keyStore.trustingIt()));
     }

@@ -113,6 +113,7 @@ class KafkaSaslIT {
         return new NodeFixture(c -> {
             c.cluster.kafkaBootstrap = kafka.bootstrapServers();
             c.kafka.producer = new java.util.LinkedHashMap<>(producer);
+            c.dubbo.enabled = false; // Kafka only
         });
     }
 

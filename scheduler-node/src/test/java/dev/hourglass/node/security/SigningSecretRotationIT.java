@@ -46,7 +46,7 @@ class SigningSecretRotationIT {
 
     @BeforeAll
     static void start() throws Exception {
-        f = new NodeFixture();
+        f = new NodeFixture(c -> c.dubbo.enabled = false); // HTTP only
         receiver = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
         receiver.createContext("/close", SigningSecretRotationIT::receive);
         receiver.start();

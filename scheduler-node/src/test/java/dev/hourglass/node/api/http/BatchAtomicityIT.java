@@ -26,7 +26,7 @@ class BatchAtomicityIT {
 
     @BeforeAll
     static void start() throws Exception {
-        f = new NodeFixture();
+        f = new NodeFixture(c -> c.dubbo.enabled = false); // HTTP only
         service = f.httpService("");
     }
 

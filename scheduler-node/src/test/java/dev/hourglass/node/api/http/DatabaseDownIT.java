@@ -31,6 +31,7 @@ class DatabaseDownIT {
                 proxy = new TcpProxy(db.getPort());
                 c.database.url = c.database.url.replace(":" + db.getPort() + "/", ":" + proxy.port() + "/");
                 c.database.poolSize = 2;
+                c.dubbo.enabled = false; // HTTP only
             } catch (java.io.IOException e) {
                 throw new IllegalStateException(e);
             }
