@@ -16,28 +16,34 @@ import java.time.Duration;
  * so the coordinator opens a new session when this watch says so.
  *
  * <p>Only a request that succeeded counts, so a real outage (no request succeeds) never trips it.
- * Pure; the caller passes the time. Not thread-safe: one thread (the lease renewal) feeds it.
+ * Each time it trips without Curator having been connected since, its patience doubles (up to 8
+ * times the first): should something else keep Curator's flag down, a new session every few
+ * seconds would churn the membership. Pure; the caller passes the time. Not thread-safe: one thread
+ * (the lease renewal) feeds it.
  */
 final class CuratorBlindnessWatch {
-    private final long patienceNanos;
+    private final long firstPatienceNanos;
+    private long patienceNanos;
     private boolean watching;
     private long session;
     private long sinceNanos;
 
     /** @param patience how long Curator may lag behind a session that answers */
     CuratorBlindnessWatch(Duration patience) {
-        this.patienceNanos = patience.toNanos();
+        this.firstPatienceNanos = patience.toNanos();
+        this.patienceNanos = firstPatienceNanos;
     }
 
     /**
      * A request under {@code session} succeeded at {@code nowNanos} while Curator reported the
      * client {@code curatorConnected}. Returns true once Curator has called this session
      * disconnected for the whole patience; then it watches afresh, so it says so again only after
-     * another patience.
+     * another, twice as long, patience.
      */
     boolean answered(long session, boolean curatorConnected, long nowNanos) {
         if (curatorConnected) {
             watching = false;
+            patienceNanos = firstPatienceNanos;
             return false;
         }
         if (!watching || this.session != session) {
@@ -50,6 +56,7 @@ final class CuratorBlindnessWatch {
             return false;
         }
         watching = false;
+        patienceNanos = Math.min(patienceNanos * 2, firstPatienceNanos * 8);
         return true;
     }
 

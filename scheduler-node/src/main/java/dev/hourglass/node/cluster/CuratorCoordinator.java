@@ -114,6 +114,8 @@ public final class CuratorCoordinator implements Coordination, AutoCloseable {
     private CuratorCache cache;
     private PersistentNode member;
     private volatile boolean leaving;
+    /** {@link #close()} began. */
+    private volatile boolean closing;
     /** This node cannot reach the database ({@link #stepBack}): no shards, still a member. */
     private volatile boolean steppedBack;
     /** The {@code leaving} znode was created (this session or an earlier one) and not withdrawn since. */
@@ -144,8 +146,10 @@ public final class CuratorCoordinator implements Coordination, AutoCloseable {
         this.sessionTimeoutMs = sessionTimeoutMs;
         this.listeners = listeners;
         // a reconnection's SyncConnected is handled within milliseconds of the session answering;
-        // seconds of "disconnected" on a session that answers is Curator's stuck state
-        this.curatorBlindness = new CuratorBlindnessWatch(Duration.ofMillis(Math.max(2_000, sessionTimeoutMs / 2)));
+        // seconds of "disconnected" on a session that answers is Curator's stuck state (at most
+        // 10 s of it, whatever the session: the node is out of the cluster meanwhile)
+        this.curatorBlindness =
+                new CuratorBlindnessWatch(Duration.ofMillis(Math.min(10_000, Math.max(2_000, sessionTimeoutMs / 2))));
         this.client = auth.applyTo(
                         CuratorFrameworkFactory.builder()
                                 .connectString(connectString)
@@ -306,6 +310,9 @@ public final class CuratorCoordinator implements Coordination, AutoCloseable {
      * once also removes whatever it created, rather than after its timeout.
      */
     private void reopenSession(long session) {
+        if (closing) {
+            return; // a session opened now would outlive the client's close
+        }
         try {
             var zookeeperClient = client.getZookeeperClient();
             org.apache.zookeeper.ZooKeeper zk = zookeeperClient.getZooKeeper();
@@ -688,8 +695,15 @@ public final class CuratorCoordinator implements Coordination, AutoCloseable {
     /** Leaves the cluster: the ephemeral node goes at once, so the master re-assigns at once. */
     @Override
     public void close() {
+        closing = true;
         heartbeat.shutdownNow();
         leaseRenewal.shutdownNow();
+        try {
+            // a session reopened from the heartbeat thread must be done before the client closes
+            heartbeat.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         try {
             if (member != null) {
                 member.close();

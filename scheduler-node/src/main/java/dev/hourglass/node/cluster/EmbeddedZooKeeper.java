@@ -3,8 +3,12 @@ package dev.hourglass.node.cluster;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Comparator;
 import java.util.Properties;
 import java.util.stream.Stream;
@@ -24,9 +28,19 @@ import org.apache.zookeeper.server.embedded.ZooKeeperServerEmbedded;
 public final class EmbeddedZooKeeper implements AutoCloseable {
     private final ZooKeeperServerEmbedded server;
     private final String connectString;
+    /** Held while the server runs: a second node on the same data directory must not wipe it. */
+    private final FileChannel lockFile;
 
     public EmbeddedZooKeeper(Path dataDir) {
+        FileChannel lock = null;
         try {
+            Files.createDirectories(dataDir);
+            lock = FileChannel.open(
+                    dataDir.resolve("zookeeper.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            if (!lockWithin(lock, 5_000)) {
+                throw new IllegalStateException("another node's embedded ZooKeeper runs in the data directory "
+                        + dataDir.toAbsolutePath() + ": give each node a dataDir of its own");
+            }
             Path dir = dataDir.resolve("zookeeper");
             deleteTree(dir);
             Files.createDirectories(dir);
@@ -47,8 +61,43 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
                     .build();
             server.start(10_000);
             this.connectString = "127.0.0.1:" + port;
+            this.lockFile = lock;
         } catch (Exception e) {
+            closeQuietly(lock);
             throw new IllegalStateException("the embedded ZooKeeper did not start: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The lock, waiting a few seconds for it: a node of this JVM (tests, an embedding application)
+     * that stopped a moment ago may still be closing its server.
+     */
+    private static boolean lockWithin(FileChannel lock, long maxMs) throws IOException, InterruptedException {
+        long until = System.nanoTime() + maxMs * 1_000_000;
+        while (true) {
+            FileLock held;
+            try {
+                held = lock.tryLock();
+            } catch (OverlappingFileLockException e) {
+                held = null; // this JVM holds it
+            }
+            if (held != null) {
+                return true;
+            }
+            if (System.nanoTime() - until > 0) {
+                return false;
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    private static void closeQuietly(FileChannel lock) {
+        if (lock != null) {
+            try {
+                lock.close(); // releases the lock
+            } catch (IOException ignored) {
+                // nothing to release
+            }
         }
     }
 
@@ -69,6 +118,10 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
 
     @Override
     public void close() {
-        server.close();
+        try {
+            server.close();
+        } finally {
+            closeQuietly(lockFile);
+        }
     }
 }

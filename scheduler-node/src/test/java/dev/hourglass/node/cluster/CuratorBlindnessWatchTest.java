@@ -17,12 +17,28 @@ class CuratorBlindnessWatchTest {
     }
 
     @Test
-    void thenWatchesAfreshSoItDoesNotSaySoAtEveryRequest() {
+    void thenWatchesAfreshWithTwiceThePatienceSoARepeatedCauseDoesNotChurnSessions() {
         watch.answered(7, false, 0);
         assertThat(watch.answered(7, false, 2_000 * MS)).isTrue();
         assertThat(watch.answered(7, false, 3_000 * MS)).isFalse(); // watching again from here
-        assertThat(watch.answered(7, false, 4_999 * MS)).isFalse();
-        assertThat(watch.answered(7, false, 5_000 * MS)).isTrue();
+        assertThat(watch.answered(7, false, 6_999 * MS)).isFalse();
+        assertThat(watch.answered(7, false, 7_000 * MS)).isTrue();
+        assertThat(watch.answered(7, false, 8_000 * MS)).isFalse(); // 8 s now
+        assertThat(watch.answered(7, false, 16_000 * MS)).isTrue();
+        assertThat(watch.answered(7, false, 17_000 * MS)).isFalse(); // at most 8 times the first: 16 s
+        assertThat(watch.answered(7, false, 33_000 * MS)).isTrue();
+        assertThat(watch.answered(7, false, 34_000 * MS)).isFalse();
+        assertThat(watch.answered(7, false, 49_999 * MS)).isFalse();
+        assertThat(watch.answered(7, false, 50_000 * MS)).isTrue();
+    }
+
+    @Test
+    void curatorConnectedAgainRestoresTheFirstPatience() {
+        watch.answered(7, false, 0);
+        assertThat(watch.answered(7, false, 2_000 * MS)).isTrue();
+        watch.answered(8, true, 2_500 * MS);
+        assertThat(watch.answered(8, false, 3_000 * MS)).isFalse();
+        assertThat(watch.answered(8, false, 5_000 * MS)).isTrue();
     }
 
     @Test

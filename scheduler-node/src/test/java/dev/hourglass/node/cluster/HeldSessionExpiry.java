@@ -2,6 +2,8 @@ package dev.hourglass.node.cluster;
 
 import java.lang.instrument.Instrumentation;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import net.bytebuddy.agent.ByteBuddyAgent;
 import net.bytebuddy.agent.builder.AgentBuilder;
@@ -10,14 +12,15 @@ import net.bytebuddy.asm.Advice;
 import net.bytebuddy.matcher.ElementMatchers;
 
 /**
- * Holds the ZooKeeper event thread that handles a session expiry for a while right after Curator
+ * Holds the ZooKeeper event thread that handles a session expiry right after Curator
  * opened the new session from it ({@code org.apache.curator.ConnectionState#handleExpiredSession}),
  * before that thread marks Curator disconnected and posts LOST. The new session's own event thread
  * connects meanwhile and posts LOST, RECONNECTED; the held one then posts a second LOST. That is
  * Curator's race on session expiry (CURATOR-367, fixed in Curator 2.12 and not in 3.x–5.x): rare by
  * itself (a few microseconds' window, seen twice in CI), certain with the hold.
  *
- * <p>The hold applies to every Curator client of the JVM until {@link #close()}.
+ * <p>The hold lasts until {@link #release()} (or {@code hold} at most) and applies to every Curator
+ * client of the JVM until {@link #close()}.
  */
 final class HeldSessionExpiry implements AutoCloseable {
     private final Instrumentation instrumentation;
@@ -30,8 +33,8 @@ final class HeldSessionExpiry implements AutoCloseable {
 
     static HeldSessionExpiry install(Duration hold) {
         Instrumentation instrumentation = ByteBuddyAgent.install();
-        Hold.millis = hold.toMillis();
         Hold.held.set(0);
+        Hold.release = new CountDownLatch(1);
         ResettableClassFileTransformer transformer = new AgentBuilder.Default()
                 .disableClassFormatChanges()
                 .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
@@ -40,7 +43,13 @@ final class HeldSessionExpiry implements AutoCloseable {
                 .transform((builder, type, loader, module, domain) ->
                         builder.visit(Advice.to(Hold.class).on(ElementMatchers.named("handleExpiredSession"))))
                 .installOn(instrumentation);
+        Hold.millis = hold.toMillis(); // only once installed: a failed install leaves no hold behind
         return new HeldSessionExpiry(instrumentation, transformer);
+    }
+
+    /** Lets the held thread go on. */
+    void release() {
+        Hold.release.countDown();
     }
 
     /** How many expiries were held so far (0 means the hold never applied). */
@@ -51,12 +60,14 @@ final class HeldSessionExpiry implements AutoCloseable {
     @Override
     public void close() {
         Hold.millis = 0;
+        Hold.release.countDown();
         transformer.reset(instrumentation, AgentBuilder.RedefinitionStrategy.RETRANSFORMATION);
     }
 
     /** Inlined into Curator's class: public, and only static state. */
     public static final class Hold {
         public static volatile long millis;
+        public static volatile CountDownLatch release = new CountDownLatch(0);
         public static final AtomicInteger held = new AtomicInteger();
 
         private Hold() {}
@@ -67,7 +78,7 @@ final class HeldSessionExpiry implements AutoCloseable {
             if (ms > 0) {
                 held.incrementAndGet();
                 try {
-                    Thread.sleep(ms);
+                    release.await(ms, TimeUnit.MILLISECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
