@@ -70,10 +70,23 @@ class StandaloneClaimCrashIT extends StandaloneCrash {
             ApiClient after = onCurrentNode(app);
             // the killed node is no member of the restarted one's cluster: a member until its
             // session expired (restored by the embedded ZooKeeper), it held the master's latch and
-            // shards, and nothing fired for a session timeout after every crash
-            JsonNode members = admin().get("/api/v1/cluster").json().get("nodes");
-            assertThat(members)
-                    .as("the cluster right after the restart: %s", members)
+            // every shard, and nothing fired for a session timeout after every crash. The view is
+            // read once it shows a node holding all 64 shards (its cache loaded the assignment);
+            // the dead node showed so at once, beside the new one
+            JsonNode[] members = new JsonNode[1];
+            await("a node holding every shard in the view of the restarted node")
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> {
+                        members[0] = admin().get("/api/v1/cluster").json().get("nodes");
+                        for (JsonNode m : members[0]) {
+                            if (m.get("shards").size() == 64) {
+                                return true;
+                            }
+                        }
+                        return false;
+                    });
+            assertThat(members[0])
+                    .as("the cluster right after the restart: %s", members[0])
                     .hasSize(1);
             try {
                 // attempt 2, or a later one when a slow machine timed attempt 1 out before the kill

@@ -62,8 +62,12 @@ class ClusterIT {
             Together.close(nodes); // the tests are over: the nodes stop at once
         } finally {
             nodes.clear();
-            receiver.close();
-            zookeeper.close();
+            if (receiver != null) {
+                receiver.close();
+            }
+            if (zookeeper != null) {
+                zookeeper.close();
+            }
             ZooKeeperLeftovers.delete();
         }
     }

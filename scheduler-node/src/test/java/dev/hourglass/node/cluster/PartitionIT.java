@@ -170,8 +170,8 @@ class PartitionIT {
     }
 
     /**
-     * Stops the three nodes at the same time rather than one after the other (each stop takes about
-     * a second, mostly waiting on ZooKeeper and Dubbo), then leaves {@link InProcessCluster#close()}
+     * Stops the three nodes at the same time rather than one after the other (each stop takes
+     * up to a second, mostly waiting on ZooKeeper), then leaves {@link InProcessCluster#close()}
      * only ZooKeeper to stop. Nothing is checked after a scenario: this is the teardown.
      */
     private void closeNodesTogether() throws Exception {

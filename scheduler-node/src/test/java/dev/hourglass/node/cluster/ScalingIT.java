@@ -54,7 +54,12 @@ class ScalingIT {
     /** The test's service, delivering to its {@link #receiver}. */
     String service;
 
+    int tests;
     int started;
+    /** The test's load, stopped by the test or, if it failed first, before the next one. */
+    final AtomicBoolean running = new AtomicBoolean();
+
+    Thread load;
     /** What the machine stole from this JVM meanwhile: the receiver's timestamps suffer it too. */
     StallWatch stalls;
 
@@ -62,7 +67,7 @@ class ScalingIT {
     void startCluster() throws Exception {
         zookeeper = new TestingServer(true);
         jdbcUrl = EmbeddedMariaDb.newDatabase();
-        nodes.add(startNode());
+        startNode();
         ApiClient admin = new ApiClient(nodes.get(0).baseUrl(), TestNodes.ADMIN_TOKEN);
         token = admin.post("/api/v1/apps", "{\"name\":\"shop\"}")
                 .json()
@@ -75,13 +80,16 @@ class ScalingIT {
         stalls = new StallWatch();
         receiver = new CallbackReceiver();
         acknowledged.clear();
-        service = "steady-" + started;
+        service = "steady-" + ++tests;
         new ApiClient(nodes.get(0).baseUrl(), token)
                 .put("/api/v1/services/" + service, "{\"protocol\":\"HTTP\",\"url\":\"" + receiver.url() + "\"}");
     }
 
+    /** A node started and listed at once (so the teardown stops it whatever happens), then ready. */
     private NodeProcess startNode() throws Exception {
-        return launchNode().awaitReady();
+        NodeProcess n = launchNode();
+        nodes.add(n);
+        return n.awaitReady();
     }
 
     /** A node process started; {@link NodeProcess#awaitReady()} waits for it. */
@@ -98,11 +106,25 @@ class ScalingIT {
     }
 
     @AfterEach
-    void closeReceiver() {
+    void stopLoadAndCloseReceiver() throws InterruptedException {
         try {
-            receiver.close();
+            stopLoad();
         } finally {
+            receiver.close();
             stalls.close();
+        }
+    }
+
+    private void startLoad() {
+        running.set(true);
+        load = steadyLoad(running);
+    }
+
+    private void stopLoad() throws InterruptedException {
+        running.set(false);
+        if (load != null) {
+            load.join();
+            load = null;
         }
     }
 
@@ -220,13 +242,12 @@ class ScalingIT {
         assertThat(nodes)
                 .as("the scale-up starts from the class's first node alone")
                 .hasSize(1);
-        AtomicBoolean running = new AtomicBoolean(true);
-        Thread load = steadyLoad(running);
+        startLoad();
         await().atMost(Duration.ofSeconds(10)).until(() -> acknowledged.size() > 100);
-        nodes.add(startNode());
+        startNode();
         System.out.printf("SCALE: s1 ready at %d%n", System.currentTimeMillis());
         await().atMost(Duration.ofSeconds(20)).until(() -> balanced(2));
-        nodes.add(startNode());
+        startNode();
         System.out.printf("SCALE: s2 ready at %d%n", System.currentTimeMillis());
         await().atMost(Duration.ofSeconds(20)).until(() -> balanced(3));
         // jobs go on being accepted by the cluster of three: 100 more at least, and 600 in all for
@@ -234,8 +255,7 @@ class ScalingIT {
         // cores slowed it to under 600 in the 10 s once allowed here, in CI on 2026-11-29)
         int atBalance = acknowledged.size();
         await().atMost(Duration.ofSeconds(30)).until(() -> acknowledged.size() > Math.max(600, atBalance + 100));
-        running.set(false);
-        load.join();
+        stopLoad();
         assertThat(shardCounts().values()).allMatch(c -> c == 21 || c == 22);
         assertEveryAcknowledgedJobDeliveredOnce();
     }
@@ -255,11 +275,10 @@ class ScalingIT {
             n.awaitReady();
         }
         await().atMost(Duration.ofSeconds(20)).until(() -> balanced(3));
-        AtomicBoolean running = new AtomicBoolean(true);
-        Thread load = steadyLoad(running);
+        startLoad();
         for (int i = 0; i < 3; i++) {
             NodeProcess old = nodes.get(0);
-            nodes.add(startNode()); // the replacement first, so the cluster never runs short
+            startNode(); // the replacement first, so the cluster never runs short
             nodes.remove(old);
             long closing = System.currentTimeMillis();
             old.close(); // SIGTERM: graceful, leaves the group, finishes its deliveries
@@ -268,8 +287,7 @@ class ScalingIT {
             await().atMost(Duration.ofSeconds(20)).until(() -> balanced(3));
             System.out.printf("ROLL: balanced at %d%n", System.currentTimeMillis());
         }
-        running.set(false);
-        load.join();
+        stopLoad();
         assertThat(acknowledged).hasSizeGreaterThan(200);
         assertEveryAcknowledgedJobDeliveredOnce();
     }
