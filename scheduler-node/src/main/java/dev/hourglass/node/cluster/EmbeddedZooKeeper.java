@@ -32,12 +32,17 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     private final FileChannel lockFile;
 
     public EmbeddedZooKeeper(Path dataDir) {
+        this(dataDir, 5_000);
+    }
+
+    /** {@code lockWaitMs}: how long to wait for a server of this data directory that is closing. */
+    EmbeddedZooKeeper(Path dataDir, long lockWaitMs) {
         FileChannel lock = null;
         try {
             Files.createDirectories(dataDir);
             lock = FileChannel.open(
                     dataDir.resolve("zookeeper.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-            if (!lockWithin(lock, 5_000)) {
+            if (!lockWithin(lock, lockWaitMs)) {
                 throw new IllegalStateException("another node's embedded ZooKeeper runs in the data directory "
                         + dataDir.toAbsolutePath() + ": give each node a dataDir of its own");
             }

@@ -237,20 +237,9 @@ class AlertsIT {
         putService("steady", receiver.url(), null);
         submit("broken", 3, 0);
 
-        // the alert fires, its notification fails and is tried again (5 s later, then 10 s, ...)
-        await().atMost(Duration.ofSeconds(40)).until(() -> {
-            JsonNode items = shop.get("/api/v1/alerts?service=broken").json().get("items");
-            return items.size() == 1
-                    && items.get(0).get("notification").get("failedAttempts").asInt() >= 2;
-        });
-        JsonNode alert =
-                shop.get("/api/v1/alerts?service=broken").json().get("items").get(0);
-        assertThat(alert.get("state").asText()).isEqualTo("FIRING");
-        assertThat(alert.get("notification").get("notifiedState").isNull()).isTrue();
-        assertThat(alert.get("notification").get("lastError").asText()).contains("unreachable");
-
-        // meanwhile firing goes on at full rate: 300 jobs due over 3 s, each delivered on time (the
-        // first due 3 s ahead: the batch is built and stored first)
+        // meanwhile firing goes on at full rate: 300 jobs of another service due over 3 s, from 3 s
+        // ahead (the batch is built and stored first), while the alert fires and its notification
+        // fails and waits for its retry; each is delivered on time
         long firstFireAt = System.currentTimeMillis() + 3_000;
         StallWatch stalls = new StallWatch();
         StringBuilder body = new StringBuilder("{\"jobs\":[");
@@ -265,6 +254,19 @@ class AlertsIT {
                 .get("results");
         List<String> ids = new ArrayList<>();
         results.forEach(r -> ids.add(r.get("job").get("id").asText()));
+        // the alert fires, its notification fails and is tried again (5 s later, then 10 s, ...)
+        // while those jobs fire
+        await().atMost(Duration.ofSeconds(40)).until(() -> {
+            JsonNode items = shop.get("/api/v1/alerts?service=broken").json().get("items");
+            return items.size() == 1
+                    && items.get(0).get("notification").get("failedAttempts").asInt() >= 2;
+        });
+        JsonNode alert =
+                shop.get("/api/v1/alerts?service=broken").json().get("items").get(0);
+        assertThat(alert.get("state").asText()).isEqualTo("FIRING");
+        assertThat(alert.get("notification").get("notifiedState").isNull()).isTrue();
+        assertThat(alert.get("notification").get("lastError").asText()).contains("unreachable");
+
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> receiver.countsByJob().keySet().containsAll(ids));
         long worst = 0;

@@ -3,11 +3,16 @@ package dev.hourglass.node.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.CallbackReceiver;
 import dev.hourglass.node.testing.NodeProcess;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.CleanupMode;
@@ -81,6 +86,36 @@ abstract class StandaloneCrash {
     /** The app's client against the node running now (a restart has a new port). */
     ApiClient onCurrentNode(ApiClient app) {
         return new ApiClient(node.baseUrl(), app.token());
+    }
+
+    /**
+     * The ids of every job a search lists, page after page ({@code query} names its filters and
+     * {@code limit}). A page answered otherwise than 200 (a node still busy starting) is asked again,
+     * and printed.
+     */
+    static Set<String> listedIds(ApiClient client, String query) {
+        Set<String> ids = new HashSet<>();
+        String cursor = null;
+        do {
+            String url = query + (cursor == null ? "" : "&cursor=" + URLEncoder.encode(cursor, StandardCharsets.UTF_8));
+            ApiClient.Answer[] page = {null};
+            await("a 200 for " + url)
+                    .atMost(Duration.ofSeconds(20))
+                    .pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> {
+                        page[0] = client.get(url);
+                        if (page[0].status() != 200) {
+                            System.out.printf("STANDALONE-CRASH transient answer for %s: %s%n", url, page[0].text());
+                        }
+                        return page[0].status() == 200;
+                    });
+            JsonNode body = page[0].json();
+            body.get("items").forEach(job -> ids.add(job.get("id").asText()));
+            cursor =
+                    body.path("nextCursor").isTextual() ? body.get("nextCursor").asText() : null;
+        } while (cursor != null);
+        return ids;
     }
 
     /**

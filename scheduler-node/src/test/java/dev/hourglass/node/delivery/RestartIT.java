@@ -49,19 +49,31 @@ class RestartIT {
         String service = f.httpService("\"timeoutMs\":30000,\"backoff\":{\"initialMs\":100}");
         // attempt 1 hangs until long after the crash: those jobs are RUNNING when the node dies
         f.receiver.respond(r -> r.attempt() == 1 ? new Reply(200, "", Map.of(), 40_000) : Reply.ok());
+        long startedAt = System.currentTimeMillis();
         List<String> running = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             running.add(f.submit(service, 0, "").get("id").asText());
         }
         await().atMost(Duration.ofSeconds(30)).until(() -> running.stream()
                 .allMatch(id -> f.receiver.receivedFor(id).size() == 1));
+        // due after the crash: the 40 requests before it take about as long as the 20 submits and
+        // deliveries just did, on this machine as loaded as it is now; twice that plus 2 s (a fixed
+        // 15 s lead, sized for a tenth of a core, was idle time on every other run)
+        long delayMs = Math.min(15_000, 2_000 + 2 * (System.currentTimeMillis() - startedAt));
         List<String> delayed = new ArrayList<>();
+        long firstDelayedAt = Long.MAX_VALUE;
         for (int i = 0; i < 20; i++) {
-            delayed.add(f.submit(service, 15_000, "").get("id").asText()); // due after the crash
+            JsonNode job = f.submit(service, delayMs, "");
+            delayed.add(job.get("id").asText());
+            firstDelayedAt = Math.min(firstDelayedAt, NodeFixture.epochMs(job.get("fireAt")));
         }
         assertThat(running).allMatch(id -> f.state(id).equals("RUNNING"));
 
         f.node.halt();
+        // the premise: the delayed jobs were still waiting when the node died
+        assertThat(System.currentTimeMillis())
+                .as("the crash came before the delayed jobs were due (delay %d ms)", delayMs)
+                .isLessThan(firstDelayedAt);
         f.receiver.respond(r -> Reply.ok());
         f.startNode();
 

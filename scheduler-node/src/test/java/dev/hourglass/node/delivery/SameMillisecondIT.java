@@ -108,9 +108,11 @@ class SameMillisecondIT {
      * idle time on every other run. Two batches of 1,000 jobs of another service, due an hour
      * later (outside the load window: never loaded nor fired during the test, never at the
      * receiver), are timed; the second, on a node already warmed by the first, gives the pace the
-     * block's batches go at. The lead is twice the block's time at that pace plus 2 s, and at
+     * block's batches go at. The lead is 1.5 times the block's time at that pace plus 2 s, and at
      * most {@code maxMs}, the fixed lead this replaces. (Three times plus 3 s left a 50,000-job
-     * block stored 7 s ahead of its time in every run: idle seconds of the suite.)
+     * block stored 7 s ahead of its time in every run, twice plus 2 s 8.6 s ahead: the block's
+     * batches go faster than the warm-up's, 3.2 s for a 4.9 s estimate; idle seconds of the suite.
+     * The test asserts the block was stored in time.)
      */
     private long leadForBlockOf(int jobs, long maxMs) {
         String elsewhere = f.httpService("");
@@ -120,7 +122,7 @@ class SameMillisecondIT {
         block(elsewhere, 1_000, hourAhead);
         long perBatchMs = Math.max(1, (System.nanoTime() - started) / 1_000_000);
         long blockMs = perBatchMs * ((jobs + 999) / 1_000);
-        long lead = Math.min(maxMs, 2 * blockMs + 2_000);
+        long lead = Math.min(maxMs, blockMs * 3 / 2 + 2_000);
         System.out.printf("SAME-MS: a batch of 1000 took %d ms: %d jobs get a %d ms lead%n", perBatchMs, jobs, lead);
         return lead;
     }

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The database stays readable but refuses writes (as with {@code read_only=1} during a switchover,
- * or a full disk) while 10,000 RUNNING attempts of a node that is gone wait to be timed out. The
+ * or a full disk) while 2,000 RUNNING attempts of a node that is gone wait to be timed out. The
  * timeout sweep finds them every run; what it queues must stay one result per attempt (the heap
  * bounded), and once writes come back each is written once and every job is delivered once more.
  *
@@ -35,7 +35,14 @@ import org.junit.jupiter.api.Test;
  */
 @RunsAlongside
 class ReadOnlyDatabaseIT {
-    static final int JOBS = 10_000;
+    /**
+     * Stale attempts. 2,000 is four of the sweep's pages and a fifth of what one run may queue (20
+     * pages of 500), so every run finds them all again and a second result queued for any attempt
+     * would show at once as more results than attempts; at 10,000 (docs/cluster.md's measurement,
+     * {@code -Dhourglass.readonly.jobs=10000}) one run's ceiling equals the jobs, and 8,000 more
+     * deliveries cost the suite ~17 s without checking more.
+     */
+    static final int JOBS = Integer.getInteger("hourglass.readonly.jobs", 2_000);
     /**
      * How long writes are refused. What the window must hold is the sweep finding the stale attempts
      * run after run (every 200 ms, {@link TestNodes}) and the queued results tried again and again

@@ -21,16 +21,15 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.test.TestingServer;
-import org.apache.kafka.common.test.KafkaClusterTestKit;
-import org.apache.kafka.common.test.TestKitNodes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Tenant isolation of delivery targets on a real node (MariaDB, ZooKeeper, an in-process Kafka
- * broker so that KAFKA services are accepted, a Dubbo provider): by default an app reaches only the
+ * Tenant isolation of delivery targets on a real node (MariaDB, ZooKeeper, a Dubbo provider; a
+ * Kafka bootstrap address so that KAFKA services are accepted, on which no broker listens: no test
+ * here publishes, and a broker cost the class seconds of start): by default an app reaches only the
  * Kafka topics and Dubbo groups named after it; the admin grants more; a refused service is a 400
  * naming the field and writes nothing; a withdrawn grant stops deliveries with an ERROR attempt.
  */
@@ -40,26 +39,15 @@ class DeliveryTargetsIT {
     private static final AtomicInteger APPS = new AtomicInteger();
 
     TestingServer zookeeper;
-    KafkaClusterTestKit kafka;
     HourglassNode node;
     ApiClient admin;
 
     @BeforeAll
     void start() throws Exception {
         zookeeper = new TestingServer(true);
-        kafka = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
-                        .setCombined(true)
-                        .setNumBrokerNodes(1)
-                        .setNumControllerNodes(1)
-                        .build())
-                .setConfigProp("offsets.topic.replication.factor", "1")
-                .build();
-        kafka.format();
-        kafka.startup();
-        kafka.waitForReadyBrokers();
         NodeConfig config = TestNodes.config(EmbeddedMariaDb.newDatabase());
         config.cluster.zkConnect = zookeeper.getConnectString();
-        config.cluster.kafkaBootstrap = kafka.bootstrapServers();
+        config.cluster.kafkaBootstrap = "127.0.0.1:" + freePort();
         node = TestNodes.start(config);
         admin = new ApiClient(node.baseUrl(), TestNodes.ADMIN_TOKEN);
     }
@@ -67,7 +55,6 @@ class DeliveryTargetsIT {
     @AfterAll
     void stop() throws Exception {
         node.close();
-        kafka.close();
         zookeeper.close();
         ZooKeeperLeftovers.delete();
     }
