@@ -24,7 +24,7 @@ class AppTargetsMigrationIT {
 
     @Test
     void existingServicesKeepTheirTargets() throws Exception {
-        String url = EmbeddedMariaDb.newDatabase();
+        String url = EmbeddedMariaDb.newEmptyDatabase();
         Flyway.configure()
                 .dataSource(url, "root", "")
                 .locations("classpath:db/migration")

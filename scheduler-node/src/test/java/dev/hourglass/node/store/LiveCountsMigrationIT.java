@@ -23,7 +23,7 @@ class LiveCountsMigrationIT {
 
     @Test
     void theCountersStartFromTheJobsAlreadyThere() throws Exception {
-        String url = EmbeddedMariaDb.newDatabase();
+        String url = EmbeddedMariaDb.newEmptyDatabase();
         Flyway.configure()
                 .dataSource(url, "root", "")
                 .locations("classpath:db/migration")

@@ -9,6 +9,6 @@ import dev.hourglass.node.testing.RunsAlongside;
 class MariaDbStorageIT extends StorageContract {
     @Override
     protected Database open() {
-        return new Database(EmbeddedMariaDb.newDatabase(), "root", "", 8);
+        return new Database(EmbeddedMariaDb.newEmptyDatabase(), "root", "", 8);
     }
 }

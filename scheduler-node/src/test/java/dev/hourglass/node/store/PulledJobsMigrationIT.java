@@ -25,7 +25,7 @@ class PulledJobsMigrationIT {
 
     @Test
     void theJobsOfPullServicesAlreadyThereAreMarkedPulled() throws Exception {
-        String url = EmbeddedMariaDb.newDatabase();
+        String url = EmbeddedMariaDb.newEmptyDatabase();
         Flyway.configure()
                 .dataSource(url, "root", "")
                 .locations("classpath:db/migration")
