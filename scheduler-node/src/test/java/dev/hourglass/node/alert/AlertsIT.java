@@ -11,6 +11,7 @@ import dev.hourglass.node.testing.ApiClient;
 import dev.hourglass.node.testing.CallbackReceiver;
 import dev.hourglass.node.testing.CallbackReceiver.Reply;
 import dev.hourglass.node.testing.InProcessCluster;
+import dev.hourglass.node.testing.NodeFixture;
 import dev.hourglass.node.testing.RunsPaired;
 import dev.hourglass.node.testing.StallWatch;
 import java.net.ServerSocket;
@@ -264,6 +265,10 @@ class AlertsIT {
         JsonNode alert =
                 shop.get("/api/v1/alerts?service=broken").json().get("items").get(0);
         assertThat(alert.get("state").asText()).isEqualTo("FIRING");
+        // "meanwhile": it fired, and its notification was owed, before the last of those jobs was due
+        assertThat(NodeFixture.epochMs(alert.get("firedAt")))
+                .as("the alert fired while the steady jobs were due")
+                .isLessThan(firstFireAt + 2_990);
         assertThat(alert.get("notification").get("notifiedState").isNull()).isTrue();
         assertThat(alert.get("notification").get("lastError").asText()).contains("unreachable");
 

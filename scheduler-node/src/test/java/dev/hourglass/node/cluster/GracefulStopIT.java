@@ -131,10 +131,7 @@ class GracefulStopIT {
         List<String> ids = jobs.stream().map(j -> j.get("id").asText()).toList();
         await().atMost(within)
                 .pollInterval(Duration.ofMillis(200))
-                .until(() -> JobRows.states(jdbcUrl, ids).values().stream()
-                                .filter("FINISHED"::equals)
-                                .count()
-                        == ids.size());
+                .until(() -> JobRows.notFinished(jdbcUrl, ids), List::isEmpty);
     }
 
     private void assertNoAttemptTwiceAndNoneEarly(List<JsonNode> jobs) {

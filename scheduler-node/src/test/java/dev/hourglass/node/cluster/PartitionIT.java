@@ -418,15 +418,7 @@ class PartitionIT {
      * in one query (one API request per job was a thousand requests, twice per scenario).
      */
     private List<String> notFinished(Set<String> ids) {
-        Map<String, String> states = JobRows.states(cluster.jdbcUrl(), ids);
-        List<String> open = new ArrayList<>();
-        for (String id : ids) {
-            String state = states.getOrDefault(id, "in neither the live table nor the backlog");
-            if (!"FINISHED".equals(state)) {
-                open.add(id + " " + state);
-            }
-        }
-        return open;
+        return JobRows.notFinished(cluster.jdbcUrl(), ids);
     }
 
     /** An acknowledged submit: the job's fire time, and when its 201 came. */

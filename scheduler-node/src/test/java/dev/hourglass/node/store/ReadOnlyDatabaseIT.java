@@ -135,6 +135,9 @@ class ReadOnlyDatabaseIT {
                         + "\"backoff\":{\"initialMs\":1000,\"multiplier\":1.0,\"maxMs\":1000}}");
         // due in an hour (out of memory), then made RUNNING under a node that is gone, past their
         // deadline: the attempts a crashed node left behind
+        assertThat(JOBS % 1_000)
+                .as("-Dhourglass.readonly.jobs: whole batches of 1,000")
+                .isZero();
         for (int batch = 0; batch < JOBS / 1_000; batch++) {
             StringBuilder body = new StringBuilder("{\"jobs\":[");
             for (int i = 0; i < 1_000; i++) {

@@ -122,7 +122,6 @@ public final class EmbeddedMariaDb {
         }
     }
 
-    /** A JDBC URL of a new, empty database. */
     /**
      * A new database with the schema: a copy of one this JVM migrated once with the node's Flyway
      * migrations (its tables by {@code CREATE TABLE ... LIKE} and their rows, Flyway's history
@@ -136,7 +135,7 @@ public final class EmbeddedMariaDb {
         String name = createDatabase();
         try (Connection c = DriverManager.getConnection(serverUrl(), "root", "");
                 Statement s = c.createStatement()) {
-            for (String table : TEMPLATE_TABLES) {
+            for (String table : templateTables) {
                 s.execute("CREATE TABLE " + name + "." + table + " LIKE " + template + "." + table);
                 s.execute("INSERT INTO " + name + "." + table + " SELECT * FROM " + template + "." + table);
             }
@@ -151,7 +150,7 @@ public final class EmbeddedMariaDb {
         return urlOf(createDatabase());
     }
 
-    private static final List<String> TEMPLATE_TABLES = new ArrayList<>();
+    private static List<String> templateTables;
     private static String template;
 
     private static synchronized String migratedTemplate() {
@@ -162,16 +161,33 @@ public final class EmbeddedMariaDb {
                     .locations("classpath:db/migration")
                     .load()
                     .migrate();
+            List<String> tables = new ArrayList<>();
             try (Connection c = DriverManager.getConnection(serverUrl(), "root", "");
-                    Statement s = c.createStatement();
-                    ResultSet tables = s.executeQuery("SELECT table_name FROM information_schema.tables"
-                            + " WHERE table_schema = '" + name + "' AND table_type = 'BASE TABLE'")) {
-                while (tables.next()) {
-                    TEMPLATE_TABLES.add(tables.getString(1));
+                    Statement s = c.createStatement()) {
+                try (ResultSet rows = s.executeQuery("SELECT table_name FROM information_schema.tables"
+                        + " WHERE table_schema = '" + name + "' AND table_type = 'BASE TABLE'")) {
+                    while (rows.next()) {
+                        tables.add(rows.getString(1));
+                    }
+                }
+                // what CREATE TABLE ... LIKE does not copy: a migration that adds one must make the
+                // copy do it too (the copied history tells the node's Flyway it is there)
+                try (ResultSet rows = s.executeQuery("SELECT (SELECT COUNT(*) FROM information_schema.views"
+                        + " WHERE table_schema = '" + name + "') + (SELECT COUNT(*) FROM information_schema.triggers"
+                        + " WHERE trigger_schema = '" + name + "') + (SELECT COUNT(*) FROM information_schema.routines"
+                        + " WHERE routine_schema = '" + name + "') + (SELECT COUNT(*) FROM"
+                        + " information_schema.referential_constraints WHERE constraint_schema = '" + name + "')")) {
+                    rows.next();
+                    if (rows.getInt(1) != 0) {
+                        throw new IllegalStateException("the migrated schema has views, triggers, routines or"
+                                + " foreign keys, which a copy by CREATE TABLE ... LIKE leaves out: copy them"
+                                + " in EmbeddedMariaDb.newDatabase()");
+                    }
                 }
             } catch (SQLException e) {
                 throw new IllegalStateException(e);
             }
+            templateTables = List.copyOf(tables);
             template = name;
         }
         return template;

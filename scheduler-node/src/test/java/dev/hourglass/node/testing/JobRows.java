@@ -17,14 +17,15 @@ import java.util.TreeMap;
  * Jobs' rows read straight from a MariaDB node's database, for checks over thousands of jobs.
  *
  * <p>They are the rows the API's {@code GET /api/v1/jobs/{id}} and {@code .../executions} answer
- * from (the live row, else the backlog's; the execution log), without one request per job: a
- * test's thousand requests cost it seconds of a CPU the nodes under test need. A test that checks
- * what the API says about a job asks the API.
+ * from (the live row, else the backlog's; the execution log of ended attempts, to which the API
+ * adds a running attempt from the live row), without one request per job: a test's thousand
+ * requests cost it seconds of a CPU the nodes under test need. A test that checks what the API
+ * says about a job asks the API.
  */
 public final class JobRows {
     private static final int IDS_PER_QUERY = 1_000;
 
-    /** One row of the execution log. {@code finishedAt} and {@code outcome} are null while it runs. */
+    /** One row of the execution log: an attempt that ended. */
     public record Execution(int attempt, String node, long firedAt, Long finishedAt, String outcome, String message) {}
 
     private JobRows() {}
@@ -36,14 +37,34 @@ public final class JobRows {
             states.put(Long.toString(rs.getLong(1)), rs.getString(2));
         });
         // the backlog after the live table, and its row wins: a job that moves there in between is
-        // seen in both (with its final state), never in neither
+        // seen in both (with its final state), never in neither. (A job retried by hand moves back
+        // from the backlog: not what the callers' jobs do while they read.)
         query(jdbcUrl, ids, "SELECT id, state FROM job_delay_task_backlog WHERE id IN ", rs -> {
             states.put(Long.toString(rs.getLong(1)), rs.getString(2));
         });
         return states;
     }
 
-    /** Each job's execution log by attempt; a job without one is absent. */
+    /**
+     * The jobs not FINISHED, each as "id state" ("id in neither table" for a job the database does
+     * not have: lost), in the order given; empty when all are.
+     */
+    public static List<String> notFinished(String jdbcUrl, Collection<String> ids) {
+        Map<String, String> states = states(jdbcUrl, ids);
+        List<String> open = new ArrayList<>();
+        for (String id : ids) {
+            String state = states.getOrDefault(id, "in neither the live table nor the backlog");
+            if (!"FINISHED".equals(state)) {
+                open.add(id + " " + state);
+            }
+        }
+        return open;
+    }
+
+    /**
+     * Each job's ended attempts by number; a job without one is absent. Not for jobs still running:
+     * their attempt under way is in the live row, not here.
+     */
     public static Map<String, Map<Integer, Execution>> executions(String jdbcUrl, Collection<String> ids) {
         Map<String, Map<Integer, Execution>> byJob = new HashMap<>();
         query(
@@ -52,12 +73,11 @@ public final class JobRows {
                 "SELECT job_id, attempt, node, fired_at, finished_at, outcome, message"
                         + " FROM job_delay_task_execlog WHERE job_id IN ",
                 rs -> {
-                    long finishedAt = rs.getLong(5);
                     Execution e = new Execution(
                             rs.getInt(2),
                             rs.getString(3),
                             rs.getLong(4),
-                            rs.wasNull() ? null : finishedAt,
+                            rs.getObject(5, Long.class),
                             rs.getString(6),
                             rs.getString(7));
                     byJob.computeIfAbsent(Long.toString(rs.getLong(1)), k -> new TreeMap<>())

@@ -205,11 +205,7 @@ class KafkaDispatchIT {
             });
         }
         // the jobs' rows from the database: 300 requests per poll loaded the node they wait for
-        await().atMost(Duration.ofSeconds(30))
-                .until(() -> JobRows.states(f.jdbcUrl, ids).values().stream()
-                                .filter("FINISHED"::equals)
-                                .count()
-                        == ids.size());
+        await().atMost(Duration.ofSeconds(30)).until(() -> JobRows.notFinished(f.jdbcUrl, ids), List::isEmpty);
         assertThat(JobRows.executions(f.jdbcUrl, ids).values().stream()
                         .flatMap(byAttempt -> byAttempt.values().stream())
                         .anyMatch(e -> !"SUCCESS".equals(e.outcome())))
@@ -318,6 +314,9 @@ class KafkaDispatchIT {
                 ids.size(), byJob.values().stream().mapToInt(List::size).sum(), failedAttempts, mostQueued.get());
         org.assertj.core.api.SoftAssertions.assertSoftly(soft -> {
             soft.assertThat(ids).as("jobs without a record").allMatch(byJob::containsKey);
+            soft.assertThat(executionsOf.keySet())
+                    .as("jobs with an execution log")
+                    .containsAll(ids);
             soft.assertThat(outOfOrder).as("superseded or repeated attempts").isEmpty();
             soft.assertThat(handedOverLate.size())
                     .as(
