@@ -31,7 +31,7 @@ public final class JobRows {
     private JobRows() {}
 
     /** Each job's state, from its live row or else its backlog row; a job with neither is absent. */
-    public static Map<String, String> states(String jdbcUrl, Collection<String> ids) {
+    private static Map<String, String> states(String jdbcUrl, Collection<String> ids) {
         Map<String, String> states = new HashMap<>();
         query(jdbcUrl, ids, "SELECT id, state FROM job_delay_task WHERE id IN ", rs -> {
             states.put(Long.toString(rs.getLong(1)), rs.getString(2));
